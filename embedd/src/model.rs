@@ -1,0 +1,310 @@
+//! One loaded model: its tokenizer, its ONNX session, pooling and L2 normalisation.
+//!
+//! A [`Model`] is not shared between threads: `Session::run` needs `&mut self`, so the worker
+//! that owns it is the only caller (see [`crate::local`]).
+
+use std::path::{Path, PathBuf};
+
+use ort::session::Session;
+use ort::value::Tensor;
+use sha2::{Digest, Sha256};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::hub::{ONNX_FILE, TOKENIZER_FILE};
+use crate::registry::{self, ModelSpec, Pooling};
+use crate::runtime::{self, RuntimeOptions};
+use crate::EmbedError;
+
+/// Whether a text is a search query or a document passage (models with prefixes treat them
+/// differently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    Query,
+    Document,
+}
+
+/// Where models come from.
+#[derive(Debug, Clone)]
+pub struct ModelSource {
+    /// The model cache: one directory per model name, holding `model.onnx` and `tokenizer.json`.
+    pub models_dir: PathBuf,
+    /// The Hugging Face hub (or a mirror) to download missing models from.
+    pub hub_endpoint: String,
+    /// Whether a missing model may be downloaded.
+    pub allow_download: bool,
+    /// Where the ONNX Runtime library is looked for.
+    pub runtime: RuntimeOptions,
+}
+
+/// What identifies the vectors a model makes: two embedders with equal fingerprints give the same
+/// vectors for the same text, so they may share one index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fingerprint {
+    pub name: String,
+    pub index_name: String,
+    pub dim: usize,
+    pub pooling: String,
+    pub query_prefix: String,
+    pub document_prefix: String,
+    pub max_tokens: usize,
+    /// SHA-256 of the ONNX weights file.
+    pub weights_sha256: String,
+}
+
+/// The directory a known model lives in, downloading it first when allowed and missing.
+pub fn resolve(spec: &ModelSpec, source: &ModelSource) -> Result<PathBuf, EmbedError> {
+    let dir = source.models_dir.join(spec.name);
+    if is_complete(&dir) {
+        return Ok(dir);
+    }
+    if !source.allow_download {
+        return Err(EmbedError::Unavailable {
+            name: spec.name.into(),
+            dir: dir.clone(),
+            reason: "downloads are off".into(),
+        });
+    }
+    if dir.exists() {
+        // An incomplete directory from an older, non-atomic copy: replace it.
+        std::fs::remove_dir_all(&dir).map_err(|e| EmbedError::Unavailable {
+            name: spec.name.into(),
+            dir: dir.clone(),
+            reason: format!("cannot remove the incomplete copy: {e}"),
+        })?;
+    }
+    crate::hub::download(&source.hub_endpoint, spec, &dir).map_err(|reason| EmbedError::Unavailable {
+        name: spec.name.into(),
+        dir: dir.clone(),
+        reason,
+    })?;
+    Ok(dir)
+}
+
+/// Known models whose files are already in the cache, in registry order.
+pub fn cached(models_dir: &Path) -> Vec<&'static ModelSpec> {
+    registry::KNOWN_MODELS
+        .iter()
+        .filter(|spec| is_complete(&models_dir.join(spec.name)))
+        .collect()
+}
+
+fn is_complete(dir: &Path) -> bool {
+    dir.join(ONNX_FILE).is_file() && dir.join(TOKENIZER_FILE).is_file()
+}
+
+/// A model ready to embed, owned by one thread.
+pub struct Model {
+    spec: &'static ModelSpec,
+    tokenizer: Tokenizer,
+    session: Session,
+    /// BERT-style models take `token_type_ids`; ModernBERT and Gemma do not.
+    wants_token_types: bool,
+    fingerprint: Fingerprint,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model").field("fingerprint", &self.fingerprint).finish()
+    }
+}
+
+impl Model {
+    /// Loads a model's files from `dir` with `threads` intra-op threads.
+    pub fn load(
+        spec: &'static ModelSpec,
+        dir: &Path,
+        threads: usize,
+        runtime_options: &RuntimeOptions,
+    ) -> Result<Self, EmbedError> {
+        let load_err = |reason: String| EmbedError::Load {
+            name: spec.name.into(),
+            reason,
+        };
+        let environment = runtime::ensure_loaded(runtime_options)?;
+        let onnx = dir.join(ONNX_FILE);
+        let weights = std::fs::read(&onnx).map_err(|e| load_err(format!("{}: {e}", onnx.display())))?;
+        let weights_sha256 = hex::encode(Sha256::digest(&weights));
+
+        let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER_FILE))
+            .map_err(|e| load_err(format!("{}: {e}", dir.join(TOKENIZER_FILE).display())))?;
+        // Shipped tokenizer.json files pin padding and truncation (minilm: fixed 128); batches
+        // are padded here, per bucket, and truncation follows the model's own limit.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: spec.max_tokens,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| load_err(e.to_string()))?;
+
+        let session = Session::builder(environment)
+            .map_err(|e| load_err(e.to_string()))?
+            .with_intra_threads(threads.max(1))
+            .map_err(|e| load_err(e.to_string()))?
+            .with_inter_threads(1)
+            .map_err(|e| load_err(e.to_string()))?
+            .commit_from_memory(&weights)
+            .map_err(|e| load_err(e.to_string()))?;
+        let input_names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+        for required in ["input_ids", "attention_mask"] {
+            if !input_names.contains(&required) {
+                return Err(load_err(format!("the ONNX graph has no {required} input (inputs: {input_names:?})")));
+            }
+        }
+        let wants_token_types = input_names.contains(&"token_type_ids");
+        let fingerprint = Fingerprint {
+            name: spec.name.into(),
+            index_name: spec.index_name.into(),
+            dim: spec.dim,
+            pooling: spec.pooling.as_str().into(),
+            query_prefix: spec.query_prefix.into(),
+            document_prefix: spec.document_prefix.into(),
+            max_tokens: spec.max_tokens,
+            weights_sha256,
+        };
+        Ok(Self {
+            spec,
+            tokenizer,
+            session,
+            wants_token_types,
+            fingerprint,
+        })
+    }
+
+    pub fn spec(&self) -> &'static ModelSpec {
+        self.spec
+    }
+
+    pub fn fingerprint(&self) -> &Fingerprint {
+        &self.fingerprint
+    }
+
+    /// Token ids of `text`, prefixed for its kind and truncated to the model's limit.
+    pub fn tokenize(&self, text: &str, kind: TextKind) -> Result<Vec<u32>, EmbedError> {
+        let prefix = match kind {
+            TextKind::Query => self.spec.query_prefix,
+            TextKind::Document => self.spec.document_prefix,
+        };
+        let encoding = if prefix.is_empty() {
+            self.tokenizer.encode(text, true)
+        } else {
+            self.tokenizer.encode(format!("{prefix}{text}"), true)
+        }
+        .map_err(EmbedError::inference)?;
+        Ok(encoding.get_ids().to_vec())
+    }
+
+    /// Embeds one batch of tokenized texts, padded to the longest of them.
+    pub fn run(&mut self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = batch.len();
+        let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i64; rows * width];
+        let mut mask = vec![0i64; rows * width];
+        for (row, tokens) in batch.iter().enumerate() {
+            for (col, &token) in tokens.iter().enumerate() {
+                ids[row * width + col] = i64::from(token);
+                mask[row * width + col] = 1;
+            }
+        }
+        let shape = [rows as i64, width as i64];
+        let mut inputs = ort::inputs![
+            "input_ids" => Tensor::from_array((shape, ids)).map_err(EmbedError::inference)?,
+            "attention_mask" => Tensor::from_array((shape, mask.clone())).map_err(EmbedError::inference)?,
+        ];
+        if self.wants_token_types {
+            inputs.push((
+                "token_type_ids".into(),
+                Tensor::from_array((shape, vec![0i64; rows * width]))
+                    .map_err(EmbedError::inference)?
+                    .into(),
+            ));
+        }
+        let outputs = self.session.run(inputs).map_err(EmbedError::inference)?;
+        let hidden = outputs
+            .get("last_hidden_state")
+            .unwrap_or(&outputs[0]);
+        let (out_shape, data) = hidden.try_extract_tensor::<f32>().map_err(EmbedError::inference)?;
+        let dims: Vec<usize> = out_shape.iter().map(|&d| d as usize).collect();
+        let vectors = match dims.as_slice() {
+            [r, w, dim] if *r == rows && *w == width => pool(data, &mask, rows, width, *dim, self.spec.pooling),
+            [r, dim] if *r == rows => data.chunks(*dim).map(<[f32]>::to_vec).collect(),
+            other => return Err(EmbedError::Inference(format!("unexpected output shape {other:?}"))),
+        };
+        Ok(vectors.into_iter().map(normalize).collect())
+    }
+}
+
+/// Pools `[rows, width, dim]` token vectors into one vector per row.
+fn pool(data: &[f32], mask: &[i64], rows: usize, width: usize, dim: usize, pooling: Pooling) -> Vec<Vec<f32>> {
+    (0..rows)
+        .map(|row| {
+            let base = row * width * dim;
+            match pooling {
+                Pooling::Cls => data[base..base + dim].to_vec(),
+                Pooling::Mean => {
+                    let mut sum = vec![0f32; dim];
+                    let mut count = 0f32;
+                    for col in 0..width {
+                        if mask[row * width + col] == 0 {
+                            continue;
+                        }
+                        count += 1.0;
+                        let token = &data[base + col * dim..base + (col + 1) * dim];
+                        for (acc, value) in sum.iter_mut().zip(token) {
+                            *acc += value;
+                        }
+                    }
+                    let count = count.max(1.0);
+                    sum.iter_mut().for_each(|v| *v /= count);
+                    sum
+                }
+            }
+        })
+        .collect()
+}
+
+/// Scales a vector to unit length (a zero vector stays zero).
+pub fn normalize(mut vector: Vec<f32>) -> Vec<f32> {
+    let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        vector.iter_mut().for_each(|v| *v /= norm);
+    }
+    vector
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_pooling_ignores_padding_and_cls_takes_the_first_token() {
+        // Two rows, width 3, dim 2; row 1 has one padded position holding garbage.
+        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 10.0, 20.0, 30.0, 40.0, 999.0, 999.0];
+        let mask = [1, 1, 1, 1, 1, 0];
+        let mean = pool(&data, &mask, 2, 3, 2, Pooling::Mean);
+        assert_eq!(mean, vec![vec![3.0, 4.0], vec![20.0, 30.0]]);
+        let cls = pool(&data, &mask, 2, 3, 2, Pooling::Cls);
+        assert_eq!(cls, vec![vec![1.0, 2.0], vec![10.0, 20.0]]);
+    }
+
+    #[test]
+    fn normalize_gives_unit_length_and_keeps_zero() {
+        let v = normalize(vec![3.0, 4.0]);
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+        assert_eq!(normalize(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn cached_lists_only_complete_model_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let minilm = dir.path().join("minilm");
+        std::fs::create_dir_all(&minilm).unwrap();
+        std::fs::write(minilm.join(ONNX_FILE), b"x").unwrap();
+        assert!(cached(dir.path()).is_empty(), "a model without its tokenizer is not usable");
+        std::fs::write(minilm.join(TOKENIZER_FILE), b"{}").unwrap();
+        assert_eq!(cached(dir.path()).iter().map(|s| s.name).collect::<Vec<_>>(), ["minilm"]);
+    }
+}

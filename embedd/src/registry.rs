@@ -1,0 +1,156 @@
+//! The models ragdown knows by name, with everything needed to use them correctly.
+//!
+//! A model's name in the index (`index_name`) is what `meta.json` records: changing weights or
+//! pooling must change it, or vectors of two different models would share one index.
+
+/// How token vectors become one text vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// The first token's vector (`[CLS]`).
+    Cls,
+    /// The mean of the token vectors under the attention mask.
+    Mean,
+}
+
+impl Pooling {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pooling::Cls => "cls",
+            Pooling::Mean => "mean",
+        }
+    }
+}
+
+/// A known embedding model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSpec {
+    /// The short name users set in `RAGDOWN_EMBEDDER` / `EMBEDD_MODEL`.
+    pub name: &'static str,
+    /// The name recorded in the index; two models never share one.
+    pub index_name: &'static str,
+    /// The Hugging Face repository the files come from.
+    pub hf_repo: &'static str,
+    /// The ONNX weights inside that repository.
+    pub hf_onnx_file: &'static str,
+    /// Pooling of the token vectors.
+    pub pooling: Pooling,
+    /// Prepended to queries before tokenizing.
+    pub query_prefix: &'static str,
+    /// Prepended to documents before tokenizing.
+    pub document_prefix: &'static str,
+    /// Texts are truncated to this many tokens (special tokens included).
+    pub max_tokens: usize,
+    /// The vector dimension.
+    pub dim: usize,
+    /// The hook's cosine floor for this model, measured on the runbook benchmark; `None` when it
+    /// has not been measured yet (callers then use [`DEFAULT_MIN_SCORE`]).
+    pub min_score: Option<f32>,
+    /// The strongest score an unrelated prompt reached in that benchmark, when measured.
+    pub unrelated_score: Option<f32>,
+}
+
+/// The hook floor for a model nobody measured, as the original uses.
+pub const DEFAULT_MIN_SCORE: f32 = 0.8;
+
+/// The model used when none is chosen.
+pub const DEFAULT_MODEL: &str = "granite-small";
+
+/// Every model ragdown can download and run by name.
+pub const KNOWN_MODELS: &[ModelSpec] = &[
+    ModelSpec {
+        name: "granite-small",
+        index_name: "granite-embedding-small-english-r2-q8",
+        hf_repo: "onnx-community/granite-embedding-small-english-r2-ONNX",
+        hf_onnx_file: "onnx/model_quantized.onnx",
+        pooling: Pooling::Cls,
+        query_prefix: "",
+        document_prefix: "",
+        max_tokens: 512,
+        dim: 384,
+        min_score: Some(0.8),
+        unrelated_score: Some(0.75),
+    },
+    ModelSpec {
+        name: "bge-small",
+        index_name: "bge-small-en-v1.5-q8",
+        hf_repo: "Xenova/bge-small-en-v1.5",
+        hf_onnx_file: "onnx/model_quantized.onnx",
+        pooling: Pooling::Cls,
+        query_prefix: "Represent this sentence for searching relevant passages: ",
+        document_prefix: "",
+        max_tokens: 512,
+        dim: 384,
+        min_score: Some(0.7),
+        unrelated_score: Some(0.6),
+    },
+    ModelSpec {
+        name: "embeddinggemma",
+        index_name: "embeddinggemma-300m-q8",
+        hf_repo: "onnx-community/embeddinggemma-300m-ONNX",
+        hf_onnx_file: "onnx/model_quantized.onnx",
+        pooling: Pooling::Mean,
+        query_prefix: "task: search result | query: ",
+        document_prefix: "title: none | text: ",
+        max_tokens: 512,
+        dim: 768,
+        min_score: Some(0.6),
+        unrelated_score: Some(0.53),
+    },
+    ModelSpec {
+        name: "minilm",
+        index_name: "all-MiniLM-L6-v2-q8",
+        hf_repo: "Xenova/all-MiniLM-L6-v2",
+        hf_onnx_file: "onnx/model_quantized.onnx",
+        pooling: Pooling::Mean,
+        query_prefix: "",
+        document_prefix: "",
+        max_tokens: 256,
+        dim: 384,
+        // Not calibrated yet: the search-quality work measures it on the runbook benchmark.
+        min_score: None,
+        unrelated_score: None,
+    },
+];
+
+/// Looks a model up by its short name.
+pub fn find(name: &str) -> Option<&'static ModelSpec> {
+    KNOWN_MODELS.iter().find(|spec| spec.name == name)
+}
+
+/// The known names, for error messages.
+pub fn known_names() -> String {
+    KNOWN_MODELS
+        .iter()
+        .map(|spec| spec.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_model_is_known_and_every_index_name_is_distinct() {
+        assert!(find(DEFAULT_MODEL).is_some());
+        let mut names: Vec<_> = KNOWN_MODELS.iter().map(|s| s.index_name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KNOWN_MODELS.len());
+    }
+
+    #[test]
+    fn pooling_and_prefixes_match_the_reference_table() {
+        let granite = find("granite-small").unwrap();
+        assert_eq!((granite.pooling, granite.dim), (Pooling::Cls, 384));
+        let bge = find("bge-small").unwrap();
+        assert!(bge.query_prefix.starts_with("Represent this sentence"));
+        assert_eq!(bge.document_prefix, "");
+        let gemma = find("embeddinggemma").unwrap();
+        assert_eq!((gemma.pooling, gemma.dim), (Pooling::Mean, 768));
+        assert_eq!(gemma.document_prefix, "title: none | text: ");
+        let minilm = find("minilm").unwrap();
+        assert_eq!((minilm.pooling, minilm.max_tokens), (Pooling::Mean, 256));
+        assert!(find("nope").is_none());
+    }
+}

@@ -1,0 +1,8 @@
+//! embedd's integration tests: the real model through ONNX Runtime.
+//!
+//! They need the minilm model and the ONNX Runtime library that `scripts/install-model.sh` and
+//! `scripts/install-ort.sh` put in the ragdown cache (the test command runs both first). A missing
+//! model fails the test with the command to run: it is never skipped silently.
+
+mod hub;
+mod minilm;

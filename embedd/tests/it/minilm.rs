@@ -1,0 +1,102 @@
+//! minilm against golden vectors computed independently with Python's onnxruntime.
+
+use std::path::PathBuf;
+
+use embedd::model::ModelSource;
+use embedd::runtime::RuntimeOptions;
+use embedd::{registry, LocalEmbedder, LocalOptions, TextKind};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Golden {
+    onnx_sha256: String,
+    texts: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+    cos_restore_question_vs_answer: f32,
+    cos_question_vs_carbonara: f32,
+}
+
+fn golden() -> Golden {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-minilm.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("RAGDOWN_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("ragdown")))
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/ragdown"))
+}
+
+fn start(threads: usize) -> LocalEmbedder {
+    let cache = cache_dir();
+    let source = ModelSource {
+        models_dir: std::env::var_os("RAGDOWN_MODELS").map(PathBuf::from).unwrap_or(cache.join("models")),
+        hub_endpoint: "http://127.0.0.1:9".into(),
+        allow_download: false,
+        runtime: RuntimeOptions {
+            explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
+            cache_dir: Some(cache),
+        },
+    };
+    let options = LocalOptions {
+        threads,
+        ..LocalOptions::default()
+    };
+    LocalEmbedder::start(registry::find("minilm").unwrap(), &source, &options)
+        .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh minilm first"))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+#[tokio::test]
+async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
+    let golden = golden();
+    let embedder = start(1);
+    assert_eq!(embedder.fingerprint().weights_sha256, golden.onnx_sha256);
+    assert_eq!(embedder.fingerprint().dim, 384);
+
+    // One at a time, as the golden vectors were made.
+    for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
+        let got = embedder.embed(vec![text.clone()], TextKind::Document).await.unwrap().remove(0);
+        let diff = max_abs_diff(&got, expected);
+        assert!(diff < 1e-4, "{text:?}: max abs diff {diff}");
+        let norm = cosine(&got, &got).sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "{text:?}: norm {norm}");
+    }
+
+    // All together: length-bucketed batches with padding must give the same vectors.
+    let batch = embedder.embed(golden.texts.clone(), TextKind::Document).await.unwrap();
+    assert_eq!(batch.len(), golden.texts.len());
+    for ((text, got), expected) in golden.texts.iter().zip(&batch).zip(&golden.vectors) {
+        let diff = max_abs_diff(got, expected);
+        assert!(diff < 1e-4, "batched {text:?}: max abs diff {diff}");
+    }
+
+    let question = &batch[0];
+    let cos_answer = cosine(question, &batch[1]);
+    let cos_unrelated = cosine(question, &batch[2]);
+    assert!((cos_answer - golden.cos_restore_question_vs_answer).abs() < 1e-4, "{cos_answer}");
+    assert!((cos_unrelated - golden.cos_question_vs_carbonara).abs() < 1e-4, "{cos_unrelated}");
+    assert!(cos_answer > cos_unrelated + 0.3);
+}
+
+#[tokio::test]
+async fn a_missing_model_without_downloads_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = ModelSource {
+        models_dir: dir.path().to_path_buf(),
+        hub_endpoint: "http://127.0.0.1:9".into(),
+        allow_download: false,
+        runtime: RuntimeOptions::default(),
+    };
+    let err = LocalEmbedder::start(registry::find("bge-small").unwrap(), &source, &LocalOptions::default()).unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("bge-small") && message.contains(&dir.path().display().to_string()), "{message}");
+}

@@ -1,0 +1,98 @@
+//! The two programs: `stdio` and `serve`, as library functions so tests run the real thing.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use rmcp::ServiceExt;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::embed::select;
+use crate::engine::{Engine, EngineOptions, Scope};
+use crate::http::{self, AppState};
+use crate::mcp::{RagdownServer, ToolFilter};
+use crate::tools::ToolSettings;
+
+fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
+    (
+        ToolSettings {
+            text_limit: config.text_limit,
+            read_only: config.read_only,
+        },
+        ToolFilter {
+            read_only: config.read_only,
+            disabled: config.disabled_tools.iter().cloned().collect::<HashSet<_>>(),
+        },
+    )
+}
+
+/// Loads the embedder (blocking work) and opens the index.
+pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
+    let choice = config.embedder.clone();
+    let embedder = tokio::task::spawn_blocking(move || select::select(&choice)).await??;
+    let engine = Engine::open(
+        EngineOptions {
+            docs_dir: config.docs_dir.clone(),
+            data_dir: config.data_dir.clone(),
+            layout: config.layout,
+            watch: config.watch,
+        },
+        embedder,
+    )
+    .await?;
+    Ok(engine)
+}
+
+/// `ragdownd stdio`: one folder as an MCP server on stdin/stdout until the client hangs up.
+pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
+    let engine = open_engine(&config).await?;
+    let (settings, filter) = tool_settings(&config);
+    let server = RagdownServer::new(Scope::root(engine), settings, filter);
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// `ragdownd serve`: HTTP on `listener` until `shutdown` resolves. The index loads in the
+/// background; `/api/status` answers at once.
+pub async fn run_serve(
+    config: Config,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let (settings, filter) = tool_settings(&config);
+    let state = Arc::new(AppState {
+        engine: OnceLock::new(),
+        docs_dir: config.docs_dir.clone(),
+        settings,
+        filter,
+        token: config.token.clone(),
+        allowed_hosts: config.allowed_hosts.clone(),
+        keep_alive_ms: config.keep_alive_ms,
+        public_settings: json!({
+            "embedder": config.embedder.name,
+            "watch": config.watch,
+            "text_limit": config.text_limit,
+        }),
+        load_error: OnceLock::new(),
+    });
+    let loader_state = state.clone();
+    let loader_config = config.clone();
+    tokio::spawn(async move {
+        match open_engine(&loader_config).await {
+            Ok(engine) => {
+                let _ = loader_state.engine.set(engine);
+            }
+            Err(err) => {
+                tracing::error!("cannot open the index: {err:#}");
+                let _ = loader_state.load_error.set(format!("{err:#}"));
+            }
+        }
+    });
+    tracing::info!(addr = %listener.local_addr()?, docs = %config.docs_dir.display(), "serving");
+    axum::serve(listener, http::router(state))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,261 @@
+//! Flags and environment, parsed once into a validated [`Config`]. No other module reads the
+//! environment.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use clap::builder::BoolishValueParser;
+use clap::{Args, Parser, Subcommand};
+use sha2::{Digest, Sha256};
+
+use embedd::model::ModelSource;
+use embedd::runtime::RuntimeOptions;
+use embedd::LocalOptions;
+
+use crate::embed::select::EmbedderChoice;
+use crate::index::sync::Layout;
+
+/// ragdownd: folders of Markdown as search tools for AI agents, over MCP.
+#[derive(Debug, Parser)]
+#[command(name = "ragdownd", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub options: Options,
+}
+
+/// What to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Serve one folder (RAGDOWN_DOCS_DIR) as an MCP server over stdio: what an MCP client launches.
+    Stdio,
+    /// Serve every folder of RAGDOWN_DOCS_DIR over HTTP: MCP at /mcp/<folder>, status at /api/status.
+    Serve,
+}
+
+/// Options shared by both commands. Each flag falls back to its environment variable.
+#[derive(Debug, Clone, Args)]
+pub struct Options {
+    /// For serve, the directory holding the folders; for stdio, the one folder.
+    #[arg(long = "docs", env = "RAGDOWN_DOCS_DIR", global = true)]
+    pub docs_dir: Option<PathBuf>,
+    /// The index's directory [default: ~/.cache/ragdown/<hash of the docs dir>].
+    #[arg(long = "data", env = "RAGDOWN_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Model cache, shared by every folder [default: ~/.cache/ragdown/models].
+    #[arg(long, env = "RAGDOWN_MODELS", global = true)]
+    pub models: Option<PathBuf>,
+    /// granite-small (default), bge-small, embeddinggemma, minilm, or hash (tests only).
+    #[arg(long, env = "RAGDOWN_EMBEDDER", global = true)]
+    pub embedder: Option<String>,
+    /// ONNX Runtime threads for the local model [default: half the cores].
+    #[arg(long, env = "RAGDOWN_THREADS", global = true)]
+    pub threads: Option<usize>,
+    /// Watch the folder; without a watcher, sync on start and on ragdown_reindex only.
+    #[arg(long, env = "RAGDOWN_WATCH", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub watch: bool,
+    /// Hide the write tools and refuse writes.
+    #[arg(long, env = "RAGDOWN_READ_ONLY", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub read_only: bool,
+    /// Tools to leave out, comma-separated (e.g. ragdown_stats,ragdown_reindex).
+    #[arg(long, env = "RAGDOWN_DISABLED_TOOLS", global = true, value_delimiter = ',')]
+    pub disabled_tools: Vec<String>,
+    /// Characters per hit in text output.
+    #[arg(long, env = "RAGDOWN_TEXT_LIMIT", global = true, default_value_t = 2000)]
+    pub text_limit: usize,
+    /// serve only: the HTTP port.
+    #[arg(long, env = "PORT", global = true, default_value_t = 3000)]
+    pub port: u16,
+    /// serve only: the address to listen on.
+    #[arg(long, env = "RAGDOWN_HOST", global = true, default_value = "0.0.0.0")]
+    pub host: IpAddr,
+    /// serve only: the bearer token MCP routes require.
+    #[arg(long, env = "RAGDOWN_TOKEN", global = true, hide_env_values = true)]
+    pub token: Option<String>,
+    /// serve only: skip the token on a trusted network.
+    #[arg(long, env = "SECURE_LOCAL_NET", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub secure_local_net: bool,
+    /// serve only: host names (besides loopback) that MCP requests may address, comma-separated.
+    #[arg(long, env = "RAGDOWN_ALLOWED_HOSTS", global = true, value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// serve only: how long an idle client connection is kept open, in ms.
+    #[arg(long, env = "HTTP_KEEP_ALIVE_TIMEOUT_MS", global = true, default_value_t = 75_000)]
+    pub keep_alive_ms: u64,
+    /// The ONNX Runtime library (full file name) [default: the ragdown cache, then the system].
+    #[arg(long, env = "ORT_DYLIB_PATH", global = true)]
+    pub ort_library: Option<PathBuf>,
+    /// The Hugging Face hub (or a mirror) models are downloaded from.
+    #[arg(long, env = "HF_ENDPOINT", global = true, default_value = embedd::hub::DEFAULT_ENDPOINT)]
+    pub hub_endpoint: String,
+    /// The ragdown cache directory [default: $XDG_CACHE_HOME/ragdown or ~/.cache/ragdown].
+    #[arg(long, env = "RAGDOWN_CACHE", global = true)]
+    pub cache_dir: Option<PathBuf>,
+    /// Log filter (tracing's EnvFilter syntax).
+    #[arg(long, env = "RAGDOWN_LOG", global = true, default_value = "info")]
+    pub log: String,
+}
+
+/// A configuration problem, reported before anything starts.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("RAGDOWN_DOCS_DIR is required (or --docs): the directory of Markdown to serve")]
+    NoDocsDir,
+    #[error("the docs dir {0} is not a directory")]
+    DocsDirMissing(PathBuf),
+    #[error("set RAGDOWN_TOKEN (openssl rand -hex 32), or SECURE_LOCAL_NET=true on a trusted network")]
+    NoAuth,
+    #[error("RAGDOWN_THREADS must be at least 1")]
+    Threads,
+    #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
+    NoHome,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub command: Command,
+    /// Absolute and canonical.
+    pub docs_dir: PathBuf,
+    pub data_dir: PathBuf,
+    pub layout: Layout,
+    pub watch: bool,
+    pub read_only: bool,
+    pub disabled_tools: Vec<String>,
+    pub text_limit: usize,
+    pub listen: std::net::SocketAddr,
+    pub token: Option<String>,
+    pub allowed_hosts: Vec<String>,
+    pub keep_alive_ms: u64,
+    pub embedder: EmbedderChoice,
+    pub log: String,
+}
+
+impl Config {
+    /// Validates parsed flags. `home` and `xdg_cache` come from the environment via `main`.
+    pub fn from_cli(cli: Cli, home: Option<PathBuf>, xdg_cache: Option<PathBuf>) -> Result<Self, ConfigError> {
+        let command = cli.command.unwrap_or(Command::Stdio);
+        let o = cli.options;
+        let docs = o.docs_dir.ok_or(ConfigError::NoDocsDir)?;
+        let docs_dir = docs.canonicalize().map_err(|_| ConfigError::DocsDirMissing(docs.clone()))?;
+        if !docs_dir.is_dir() {
+            return Err(ConfigError::DocsDirMissing(docs));
+        }
+        let token = o.token.filter(|t| !t.trim().is_empty());
+        if command == Command::Serve && token.is_none() && !o.secure_local_net {
+            return Err(ConfigError::NoAuth);
+        }
+        if o.threads == Some(0) {
+            return Err(ConfigError::Threads);
+        }
+        let cache_dir = match o.cache_dir {
+            Some(dir) => dir,
+            None => xdg_cache
+                .or_else(|| home.map(|h| h.join(".cache")))
+                .ok_or(ConfigError::NoHome)?
+                .join("ragdown"),
+        };
+        let layout = match command {
+            Command::Stdio => Layout::Single,
+            Command::Serve => Layout::Folders,
+        };
+        let data_dir = o
+            .data_dir
+            .unwrap_or_else(|| cache_dir.join(default_data_name(&docs_dir, layout)));
+        let mut local = LocalOptions::default();
+        if let Some(threads) = o.threads {
+            local.threads = threads;
+        }
+        Ok(Self {
+            command,
+            docs_dir,
+            data_dir,
+            layout,
+            watch: o.watch,
+            read_only: o.read_only,
+            disabled_tools: o
+                .disabled_tools
+                .into_iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+            text_limit: o.text_limit,
+            listen: std::net::SocketAddr::new(o.host, o.port),
+            token: if o.secure_local_net && token.is_none() { None } else { token },
+            allowed_hosts: o.allowed_hosts.into_iter().filter(|h| !h.is_empty()).collect(),
+            keep_alive_ms: o.keep_alive_ms,
+            embedder: EmbedderChoice {
+                name: o.embedder.filter(|e| !e.trim().is_empty()).map(|e| e.trim().to_string()),
+                source: ModelSource {
+                    models_dir: o.models.unwrap_or_else(|| cache_dir.join("models")),
+                    hub_endpoint: o.hub_endpoint,
+                    allow_download: true,
+                    runtime: RuntimeOptions {
+                        explicit: o.ort_library,
+                        cache_dir: Some(cache_dir.clone()),
+                    },
+                },
+                local,
+            },
+            log: o.log,
+        })
+    }
+}
+
+/// `<sha256(mode == folders ? "folders\0" + docsDir : docsDir)[0:16]>`, as the original names it.
+fn default_data_name(docs_dir: &Path, layout: Layout) -> String {
+    let docs = docs_dir.to_string_lossy();
+    let key = match layout {
+        Layout::Folders => format!("folders\0{docs}"),
+        Layout::Single => docs.into_owned(),
+    };
+    hex::encode(Sha256::digest(key.as_bytes()))[..16].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(args).unwrap()
+    }
+
+    #[test]
+    fn serve_refuses_to_start_without_a_token_or_secure_local_net() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let cli = parse(&["ragdownd", "serve", "--docs", docs]);
+        let err = Config::from_cli(cli, Some(dir.path().into()), None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "set RAGDOWN_TOKEN (openssl rand -hex 32), or SECURE_LOCAL_NET=true on a trusted network"
+        );
+        let cli = parse(&["ragdownd", "serve", "--docs", docs, "--secure-local-net", "true"]);
+        assert!(Config::from_cli(cli, Some(dir.path().into()), None).is_ok());
+    }
+
+    #[test]
+    fn stdio_and_serve_keep_separate_default_data_dirs() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let stdio = Config::from_cli(parse(&["ragdownd", "stdio", "--docs", docs]), None, Some("/c".into())).unwrap();
+        let serve = Config::from_cli(
+            parse(&["ragdownd", "serve", "--docs", docs, "--token", "t"]),
+            None,
+            Some("/c".into()),
+        )
+        .unwrap();
+        assert!(stdio.data_dir.starts_with("/c/ragdown"));
+        assert_ne!(stdio.data_dir, serve.data_dir);
+        assert_eq!(stdio.data_dir.file_name().unwrap().len(), 16);
+        assert_eq!(stdio.embedder.source.models_dir, PathBuf::from("/c/ragdown/models"));
+    }
+
+    #[test]
+    fn missing_docs_dir_is_a_clear_error() {
+        let err = Config::from_cli(parse(&["ragdownd", "stdio"]), None, Some("/c".into())).unwrap_err();
+        assert!(err.to_string().contains("RAGDOWN_DOCS_DIR is required"));
+        let err = Config::from_cli(parse(&["ragdownd", "stdio", "--docs", "/no/such/dir"]), None, Some("/c".into())).unwrap_err();
+        assert!(err.to_string().contains("/no/such/dir"));
+    }
+}

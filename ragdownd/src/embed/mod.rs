@@ -1,0 +1,60 @@
+//! Embedders behind one trait: the in-process CPU model (the `embedd` library) and `hash`.
+//!
+//! Everything above this module sees an [`Embedder`]: a name recorded in the index, a dimension,
+//! the hook's score floor, and `embed`. Choosing one from the configuration lives in [`select`].
+
+pub mod hash;
+pub mod select;
+
+use std::sync::Arc;
+
+use embedd::{LocalEmbedder, TextKind};
+use futures::future::BoxFuture;
+
+pub use embedd::EmbedError;
+
+/// Turns texts into unit-length vectors.
+pub trait Embedder: Send + Sync + std::fmt::Debug {
+    /// The name recorded in `meta.json`, e.g. `hash-384` or `all-MiniLM-L6-v2-q8`.
+    fn index_name(&self) -> &str;
+    /// Everything that makes two embedders' vectors comparable; a change rebuilds the index.
+    fn fingerprint(&self) -> String;
+    /// The vector dimension.
+    fn dim(&self) -> usize;
+    /// The hook's cosine floor for this embedder (its measured MIN_SCORE, or 0.8 unmeasured).
+    fn min_score(&self) -> f32;
+    /// The strongest score an unrelated prompt reached, when measured.
+    fn unrelated_score(&self) -> Option<f32>;
+    /// One vector per text, in order.
+    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
+}
+
+/// A shared embedder.
+pub type SharedEmbedder = Arc<dyn Embedder>;
+
+impl Embedder for LocalEmbedder {
+    fn index_name(&self) -> &str {
+        &self.fingerprint().index_name
+    }
+
+    fn fingerprint(&self) -> String {
+        let f = self.fingerprint();
+        format!("{}@{}:{}", f.index_name, f.dim, &f.weights_sha256[..16])
+    }
+
+    fn dim(&self) -> usize {
+        self.fingerprint().dim
+    }
+
+    fn min_score(&self) -> f32 {
+        self.spec().min_score.unwrap_or(embedd::registry::DEFAULT_MIN_SCORE)
+    }
+
+    fn unrelated_score(&self) -> Option<f32> {
+        self.spec().unrelated_score
+    }
+
+    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
+        Box::pin(LocalEmbedder::embed(self, texts, kind))
+    }
+}

@@ -1,0 +1,189 @@
+//! `serve`'s HTTP surface: `/api/status` and `/mcp/<folder>[/<subfolder...>]`.
+//!
+//! The server starts answering at once; the index (and the embedding model behind it) loads in
+//! the background and `/api/status` says `ready: false` until it has. MCP routes need the bearer
+//! token unless `SECURE_LOCAL_NET` is on, and serve only folders whose `.ragdown.json` has
+//! `"mcp": true` (any other folder gets the same 404 as a missing one).
+
+use std::sync::{Arc, OnceLock};
+
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::{Json, Router};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use tower::ServiceExt;
+
+use crate::engine::{Engine, Scope};
+use crate::folders;
+use crate::mcp::{RagdownServer, ToolFilter};
+use crate::tools::ToolSettings;
+
+/// Shared state of the HTTP server.
+#[derive(Debug)]
+pub struct AppState {
+    /// Set once the index is open.
+    pub engine: OnceLock<Arc<Engine>>,
+    /// The docs dir (folders are read from it on every request, so new ones appear at once).
+    pub docs_dir: std::path::PathBuf,
+    pub settings: ToolSettings,
+    pub filter: ToolFilter,
+    /// `RAGDOWN_TOKEN`; `None` only with `SECURE_LOCAL_NET`.
+    pub token: Option<String>,
+    /// Host names accepted besides loopback (DNS-rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// `HTTP_KEEP_ALIVE_TIMEOUT_MS`.
+    pub keep_alive_ms: u64,
+    /// Values shown under `settings` in `/api/status`.
+    pub public_settings: serde_json::Value,
+    /// Why loading failed, when it did.
+    pub load_error: OnceLock<String>,
+}
+
+/// The router.
+pub fn router(state: Arc<AppState>) -> Router {
+    let keep_alive = HeaderValue::from_str(&format!("timeout={}", state.keep_alive_ms / 1000))
+        .unwrap_or(HeaderValue::from_static("timeout=75"));
+    Router::new()
+        .route("/api/status", get(status))
+        .route("/mcp", any(bare_mcp))
+        .route("/mcp/", any(bare_mcp))
+        .route("/mcp/{folder}", any(mcp))
+        .route("/mcp/{folder}/{*rest}", any(mcp_sub))
+        .fallback(not_found)
+        .layer(axum::middleware::map_response(move |mut response: Response| {
+            let keep_alive = keep_alive.clone();
+            async move {
+                response.headers_mut().insert("keep-alive", keep_alive);
+                response
+            }
+        }))
+        .with_state(state)
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "Not found")
+}
+
+async fn bare_mcp(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if !authorized(&state, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    error(StatusCode::NOT_FOUND, "Pick a folder: /mcp/<folder>")
+}
+
+async fn status(State(state): State<Arc<AppState>>) -> Response {
+    let Some(engine) = state.engine.get() else {
+        return Json(json!({
+            "name": "ragdown",
+            "ready": false,
+            "error": state.load_error.get(),
+            "settings": state.public_settings,
+        }))
+        .into_response();
+    };
+    let (files, chunks) = match engine.store().files().await {
+        Ok(files) => (files.len(), files.values().map(|f| f.chunks).sum::<usize>()),
+        Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+    };
+    let progress = engine.indexer.progress();
+    Json(json!({
+        "name": "ragdown",
+        "ready": true,
+        "embedder": engine.embedder.index_name(),
+        "files": files,
+        "chunks": chunks,
+        "syncing": progress.running,
+        "progress": progress,
+        "last_sync": engine.indexer.last_sync(),
+        "settings": state.public_settings,
+    }))
+    .into_response()
+}
+
+/// Whether the request carries the right bearer token (or none is needed).
+fn authorized(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some(expected) = &state.token else {
+        return true;
+    };
+    let Some(value) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let value = value.trim();
+    let Some((scheme, token)) = value.split_once(char::is_whitespace) else {
+        return false;
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return false;
+    }
+    // Compare digests, so the comparison takes the same time whatever the lengths.
+    let given = Sha256::digest(token.trim().as_bytes());
+    let wanted = Sha256::digest(expected.as_bytes());
+    given.ct_eq(&wanted).into()
+}
+
+async fn mcp(State(state): State<Arc<AppState>>, Path(folder): Path<String>, request: Request) -> Response {
+    serve_mcp(state, folder, String::new(), request).await
+}
+
+async fn mcp_sub(
+    State(state): State<Arc<AppState>>,
+    Path((folder, rest)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    serve_mcp(state, folder, rest, request).await
+}
+
+async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: Request) -> Response {
+    if !authorized(&state, request.headers()) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    let Some(found) = folders::get(&state.docs_dir, &folder).filter(|f| f.mcp) else {
+        return error(StatusCode::NOT_FOUND, "Not found");
+    };
+    let sub = rest.trim_matches('/');
+    if !sub.is_empty()
+        && (sub.split('/').any(|s| s.is_empty() || s == ".." || crate::index::sync::is_skipped(s))
+            || !state.docs_dir.join(&folder).join(sub).is_dir())
+    {
+        return error(StatusCode::NOT_FOUND, "Not found");
+    }
+    let Some(engine) = state.engine.get() else {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "The index is still loading; retry shortly");
+    };
+    let prefix = if sub.is_empty() {
+        format!("{folder}/")
+    } else {
+        format!("{folder}/{sub}/")
+    };
+    let scope = Scope {
+        engine: engine.clone(),
+        prefix,
+        folder: Some(found.name.clone()),
+        title: Some(found.title.clone()),
+    };
+    let server = RagdownServer::new(scope, state.settings.clone(), state.filter.clone());
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.extend(state.allowed_hosts.iter().cloned());
+    let config = StreamableHttpServerConfig {
+        legacy_session_mode: false,
+        json_response: true,
+        ..StreamableHttpServerConfig::default()
+    }
+    .with_allowed_hosts(hosts);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    match service.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
+}

@@ -1,0 +1,469 @@
+//! The LanceDB table of chunks: schema, writes, and the two retrieval paths (dense and BM25).
+//!
+//! One table, `chunks`, under `<data dir>/lance`. Updates are applied per sync as one delete and
+//! one add, each atomic in LanceDB, so a crash between them leaves files missing from the index
+//! (which the next sync re-adds) and never half a file. The full-text index is built on
+//! `search_text` with LanceDB's `code` tokenizer, so identifiers such as `pg_restore` stay whole.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures::TryStreamExt;
+use lancedb::arrow::arrow_array::cast::AsArray;
+use lancedb::arrow::arrow_array::types::{Float32Type, Float64Type, Int32Type};
+use lancedb::arrow::arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
+};
+use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::Index;
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::table::OptimizeAction;
+use lancedb::{DistanceType, Table};
+
+/// The table's name.
+pub const TABLE: &str = "chunks";
+
+/// Store errors carry LanceDB's message.
+#[derive(Debug, thiserror::Error)]
+#[error("index: {0}")]
+pub struct StoreError(String);
+
+impl From<lancedb::Error> for StoreError {
+    fn from(err: lancedb::Error) -> Self {
+        Self(err.to_string())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// One chunk as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkRow {
+    /// `<path>#<chunk index>@<file hash prefix>`.
+    pub id: String,
+    pub path: String,
+    pub file_hash: String,
+    pub mtime_ms: f64,
+    pub size: f64,
+    pub chunk_index: i32,
+    pub title: String,
+    pub heading: String,
+    pub text: String,
+    pub search_text: String,
+    /// Superseded paths, `\n`-separated.
+    pub supersedes: String,
+    /// Tags as `" a b/c "`: a space at each end, so a tag matches as ` t ` or ` t/`.
+    pub tags: String,
+    /// Aliases, `\n`-separated.
+    pub aliases: String,
+    pub description: String,
+    pub created_by: String,
+    pub session: String,
+    pub line_start: i32,
+    pub line_end: i32,
+    pub vector: Vec<f32>,
+}
+
+/// Superseded path -> the documents that name it in `supersedes`, sorted.
+pub type Superseded = HashMap<String, Vec<String>>;
+
+/// What a search returns for one chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub id: String,
+    pub path: String,
+    pub title: String,
+    pub heading: String,
+    pub text: String,
+    pub tags: String,
+    pub created_by: String,
+    pub mtime_ms: f64,
+    pub line_start: i32,
+    pub line_end: i32,
+    /// Cosine similarity to the query.
+    pub similarity: f32,
+}
+
+/// An indexed document, as link resolution needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentInfo {
+    pub path: String,
+    pub title: String,
+    pub aliases: Vec<String>,
+}
+
+/// What the sync needs to know about an indexed file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileState {
+    pub file_hash: String,
+    pub mtime_ms: f64,
+    pub size: f64,
+    pub chunks: usize,
+}
+
+const HIT_COLUMNS: &[&str] = &[
+    "id", "path", "title", "heading", "text", "tags", "created_by", "mtime_ms", "line_start", "line_end",
+];
+
+/// The chunk table.
+#[derive(Debug)]
+pub struct Store {
+    table: Table,
+    dim: usize,
+    /// Superseded path -> the documents that supersede it, cached until the next write.
+    superseded: Mutex<Option<Arc<Superseded>>>,
+}
+
+fn schema(dim: usize) -> SchemaRef {
+    let utf8 = |name: &str| Field::new(name, DataType::Utf8, false);
+    Arc::new(Schema::new(vec![
+        utf8("id"),
+        utf8("path"),
+        utf8("file_hash"),
+        Field::new("mtime_ms", DataType::Float64, false),
+        Field::new("size", DataType::Float64, false),
+        Field::new("chunk_index", DataType::Int32, false),
+        utf8("title"),
+        utf8("heading"),
+        utf8("text"),
+        utf8("search_text"),
+        utf8("supersedes"),
+        utf8("tags"),
+        utf8("aliases"),
+        utf8("description"),
+        utf8("created_by"),
+        utf8("session"),
+        Field::new("line_start", DataType::Int32, false),
+        Field::new("line_end", DataType::Int32, false),
+        Field::new(
+            "vector",
+            DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), dim as i32),
+            false,
+        ),
+    ]))
+}
+
+impl Store {
+    /// Opens (or creates) the table under `lance_dir`. With `rebuild`, any existing table is
+    /// dropped first.
+    pub async fn open(lance_dir: &Path, dim: usize, rebuild: bool) -> Result<Self> {
+        let uri = lance_dir.to_string_lossy();
+        let db = lancedb::connect(&uri)
+            .read_consistency_interval(std::time::Duration::ZERO)
+            .execute()
+            .await?;
+        let names = db.table_names().execute().await?;
+        let exists = names.iter().any(|n| n == TABLE);
+        if exists && rebuild {
+            db.drop_table(TABLE, &[]).await?;
+        }
+        let table = if exists && !rebuild {
+            db.open_table(TABLE).execute().await?
+        } else {
+            db.create_empty_table(TABLE, schema(dim)).execute().await?
+        };
+        Ok(Self {
+            table,
+            dim,
+            superseded: Mutex::new(None),
+        })
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Replaces every chunk of `paths` with `rows`: one delete, then one add.
+    pub async fn apply(&self, paths: &[String], rows: Vec<ChunkRow>) -> Result<()> {
+        if !paths.is_empty() {
+            let list = paths.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
+            self.table.delete(format!("path IN ({list})").as_str()).await?;
+        }
+        if !rows.is_empty() {
+            let batch = self.to_batch(&rows)?;
+            self.table.add(batch).execute().await?;
+        }
+        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        Ok(())
+    }
+
+    /// Drops every row.
+    pub async fn clear(&self) -> Result<()> {
+        self.table.delete("true").await?;
+        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        Ok(())
+    }
+
+    /// Folds new rows into the full-text index (building it the first time) and compacts.
+    pub async fn optimize(&self) -> Result<()> {
+        let has_fts = self
+            .table
+            .list_indices()
+            .await?
+            .iter()
+            .any(|index| index.columns.iter().any(|c| c == "search_text"));
+        if !has_fts {
+            if self.count().await? == 0 {
+                return Ok(());
+            }
+            let params = FtsIndexBuilder::code().index_operators(true).stem(true).with_position(true);
+            self.table
+                .create_index(&["search_text"], Index::FTS(params))
+                .execute()
+                .await?;
+        }
+        self.table.optimize(OptimizeAction::All).await?;
+        Ok(())
+    }
+
+    /// Number of rows.
+    pub async fn count(&self) -> Result<usize> {
+        Ok(self.table.count_rows(None).await?)
+    }
+
+    /// Every indexed file with its hash, mtime, size and chunk count.
+    pub async fn files(&self) -> Result<HashMap<String, FileState>> {
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .select(Select::columns(&["path", "file_hash", "mtime_ms", "size"]))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut files: HashMap<String, FileState> = HashMap::new();
+        for batch in &batches {
+            let path = strings(batch, "path")?;
+            let hash = strings(batch, "file_hash")?;
+            let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>().clone();
+            let size = column(batch, "size")?.as_primitive::<Float64Type>().clone();
+            for row in 0..batch.num_rows() {
+                files
+                    .entry(path.value(row).to_string())
+                    .and_modify(|state| state.chunks += 1)
+                    .or_insert_with(|| FileState {
+                        file_hash: hash.value(row).to_string(),
+                        mtime_ms: mtime.value(row),
+                        size: size.value(row),
+                        chunks: 1,
+                    });
+            }
+        }
+        Ok(files)
+    }
+
+    /// Every indexed document's path, title and aliases (from its first chunk), sorted by path.
+    pub async fn documents(&self, path_prefix: &str) -> Result<Vec<DocumentInfo>> {
+        let mut filter = "chunk_index = 0".to_string();
+        if !path_prefix.is_empty() {
+            filter.push_str(&format!(" AND starts_with(path, {})", quote(path_prefix)));
+        }
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .only_if(filter)
+            .select(Select::columns(&["path", "title", "aliases"]))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut out = Vec::new();
+        for batch in &batches {
+            let path = strings(batch, "path")?;
+            let title = strings(batch, "title")?;
+            let aliases = strings(batch, "aliases")?;
+            for row in 0..batch.num_rows() {
+                out.push(DocumentInfo {
+                    path: path.value(row).into(),
+                    title: title.value(row).into(),
+                    aliases: aliases.value(row).split('\n').filter(|a| !a.is_empty()).map(str::to_string).collect(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Paths some document supersedes, with the documents that do.
+    pub async fn superseded(&self) -> Result<Arc<Superseded>> {
+        if let Some(cached) = self.superseded.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Ok(cached);
+        }
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .only_if("supersedes <> '' AND chunk_index = 0")
+            .select(Select::columns(&["path", "supersedes"]))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut map = Superseded::new();
+        for batch in &batches {
+            let path = strings(batch, "path")?;
+            let col = strings(batch, "supersedes")?;
+            for row in 0..batch.num_rows() {
+                for target in col.value(row).split('\n').filter(|s| !s.is_empty()) {
+                    map.entry(target.to_string()).or_default().push(path.value(row).to_string());
+                }
+            }
+        }
+        map.values_mut().for_each(|by| {
+            by.sort();
+            by.dedup();
+        });
+        let set = Arc::new(map);
+        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = Some(set.clone());
+        Ok(set)
+    }
+
+    /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
+    pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
+        let mut search = self
+            .table
+            .query()
+            .nearest_to(query)?
+            .distance_type(DistanceType::Cosine)
+            .select(Select::columns(HIT_COLUMNS))
+            .limit(limit);
+        if let Some(filter) = filter {
+            search = search.only_if(filter);
+        }
+        let batches: Vec<RecordBatch> = search.execute().await?.try_collect().await?;
+        let mut out = Vec::new();
+        for batch in &batches {
+            let distance = column(batch, "_distance")?.as_primitive::<Float32Type>().clone();
+            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
+                out.push(Candidate {
+                    similarity: 1.0 - distance.value(row),
+                    ..candidate
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `limit` best BM25 matches for `query`, with their cosine similarity to `query_vector`.
+    pub async fn lexical(
+        &self,
+        query: &str,
+        query_vector: &[f32],
+        filter: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Candidate>> {
+        let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
+        columns.push("vector");
+        let mut search = self
+            .table
+            .query()
+            .full_text_search(FullTextSearchQuery::new(query.to_string()).with_column("search_text".into())?)
+            .select(Select::columns(&columns))
+            .limit(limit);
+        if let Some(filter) = filter {
+            search = search.only_if(filter);
+        }
+        let batches: Vec<RecordBatch> = search.execute().await?.try_collect().await?;
+        let mut out = Vec::new();
+        for batch in &batches {
+            let vectors = column(batch, "vector")?.as_fixed_size_list().clone();
+            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
+                let stored = vectors.value(row);
+                let stored = stored.as_primitive::<Float32Type>();
+                let similarity = stored.values().iter().zip(query_vector).map(|(a, b)| a * b).sum();
+                out.push(Candidate { similarity, ..candidate });
+            }
+        }
+        Ok(out)
+    }
+
+    fn to_batch(&self, rows: &[ChunkRow]) -> Result<RecordBatch> {
+        let text = |f: fn(&ChunkRow) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
+        for row in rows {
+            if row.vector.len() != self.dim {
+                return Err(StoreError(format!(
+                    "a vector of {} dimensions for an index of {}",
+                    row.vector.len(),
+                    self.dim
+                )));
+            }
+        }
+        let values = Float32Array::from_iter_values(rows.iter().flat_map(|r| r.vector.iter().copied()));
+        let vectors = FixedSizeListArray::try_new(
+            Arc::new(Field::new("item", DataType::Float32, true)),
+            self.dim as i32,
+            Arc::new(values),
+            None,
+        )
+        .map_err(|e| StoreError(e.to_string()))?;
+        let columns: Vec<ArrayRef> = vec![
+            text(|r| &r.id),
+            text(|r| &r.path),
+            text(|r| &r.file_hash),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.mtime_ms))),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.size))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.chunk_index))),
+            text(|r| &r.title),
+            text(|r| &r.heading),
+            text(|r| &r.text),
+            text(|r| &r.search_text),
+            text(|r| &r.supersedes),
+            text(|r| &r.tags),
+            text(|r| &r.aliases),
+            text(|r| &r.description),
+            text(|r| &r.created_by),
+            text(|r| &r.session),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.line_start))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.line_end))),
+            Arc::new(vectors),
+        ];
+        RecordBatch::try_new(schema(self.dim), columns).map_err(|e| StoreError(e.to_string()))
+    }
+}
+
+/// A SQL string literal.
+pub fn quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| StoreError(format!("column {name} missing from a result")))
+}
+
+fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
+    column(batch, name)?
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| StoreError(format!("column {name} is not text")))
+}
+
+fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
+    let id = strings(batch, "id")?;
+    let path = strings(batch, "path")?;
+    let title = strings(batch, "title")?;
+    let heading = strings(batch, "heading")?;
+    let text = strings(batch, "text")?;
+    let tags = strings(batch, "tags")?;
+    let created_by = strings(batch, "created_by")?;
+    let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>();
+    let start = column(batch, "line_start")?.as_primitive::<Int32Type>();
+    let end = column(batch, "line_end")?.as_primitive::<Int32Type>();
+    Ok((0..batch.num_rows())
+        .map(|row| Candidate {
+            id: id.value(row).into(),
+            path: path.value(row).into(),
+            title: title.value(row).into(),
+            heading: heading.value(row).into(),
+            text: text.value(row).into(),
+            tags: tags.value(row).into(),
+            created_by: created_by.value(row).into(),
+            mtime_ms: mtime.value(row),
+            line_start: start.value(row),
+            line_end: end.value(row),
+            similarity: 0.0,
+        })
+        .collect())
+}

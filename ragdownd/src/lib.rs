@@ -1,0 +1,26 @@
+//! ragdownd: folders of Markdown as search and write tools for AI agents, over MCP.
+//!
+//! Layers, from the disk up:
+//!
+//! - [`markdown`]: chunking and front matter; pure functions of a file's text.
+//! - [`embed`]: the [`embed::Embedder`] trait and its implementations (in-process model, hash).
+//! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
+//! - [`search`]: hybrid retrieval (dense + BM25, reciprocal rank fusion) and filters.
+//! - [`engine`]: one index with its embedder, indexer and watcher, and scopes onto it.
+//! - [`tools`]: the MCP tools' logic and output text, independent of any transport.
+//! - [`mcp`]: the rmcp server type, used over stdio and streamable HTTP.
+//! - [`http`]: `serve`'s axum router: `/api/status` and `/mcp/<folder>`.
+//! - [`app`]: the `stdio` and `serve` programs as library functions.
+//! - [`config`]: the only reader of the environment and flags.
+
+pub mod app;
+pub mod config;
+pub mod embed;
+pub mod engine;
+pub mod folders;
+pub mod http;
+pub mod index;
+pub mod markdown;
+pub mod mcp;
+pub mod search;
+pub mod tools;

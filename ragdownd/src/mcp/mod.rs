@@ -1,0 +1,217 @@
+//! The MCP server: one cloneable type serves stdio and streamable HTTP.
+//!
+//! Tools are listed from one table (name, description, annotations, argument schema) filtered by
+//! `RAGDOWN_READ_ONLY` and `RAGDOWN_DISABLED_TOOLS`; calls deserialize the arguments strictly
+//! (unknown arguments are refused) and hand them to [`crate::tools`]. A tool's failure is an
+//! `isError` result carrying the message, as the original does; an unknown or hidden tool is a
+//! protocol error.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rmcp::handler::server::common::schema_for_type;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+
+use crate::engine::Scope;
+use crate::tools::{self, ToolError, ToolSettings};
+
+/// Which tools exist and which a server hides.
+#[derive(Debug, Clone, Default)]
+pub struct ToolFilter {
+    /// Write tools are hidden and refused.
+    pub read_only: bool,
+    /// Tools neither listed nor callable (`RAGDOWN_DISABLED_TOOLS`).
+    pub disabled: HashSet<String>,
+}
+
+/// One tool's static description.
+struct ToolDef {
+    name: &'static str,
+    description: &'static str,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    schema: fn() -> Arc<rmcp::model::JsonObject>,
+}
+
+const RECALL: &str = "Search the user's Markdown documents (notes, runbooks, decisions) and return the best-matching \
+sections with their path, line range, heading and text. Use it before answering any question the documents might \
+cover, and again with other words if the first results miss. Works with plain questions and with exact identifiers \
+(commands, flags, config keys, file paths). Each hit names its lines: read around it with ragdown_read_doc before \
+relying on it. Not for listing documents or reading a known file whole.";
+
+const READ_DOC: &str = "Read a document, or a line range of it, by the path a search hit gave (ops/backups.md) or by a \
+wikilink target (Backups, Backups#Restore). Returns the lines with a header `path:start-end of total (hash …)`; the \
+hash identifies this version of the file. Use it to read around a search hit before relying on it. Not for searching.";
+
+const STATS: &str = "Report the index behind this server as JSON: documents and chunks indexed, the embedder, whether \
+a sync is running and its progress, and the last sync's counts. For whoever runs the server; agents rarely need it.";
+
+const REINDEX: &str = "Sync the index with the files now and report what changed as JSON \
+({added, updated, removed, unchanged, chunks, ms}). The index normally follows file changes by itself; use this \
+after bulk edits made outside the watcher, or with full: true to rebuild from scratch.";
+
+fn defs() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "ragdown_recall",
+            description: RECALL,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::RecallArgs>,
+        },
+        ToolDef {
+            name: "ragdown_read_doc",
+            description: READ_DOC,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::ReadDocArgs>,
+        },
+        ToolDef {
+            name: "ragdown_stats",
+            description: STATS,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::StatsArgs>,
+        },
+        ToolDef {
+            name: "ragdown_reindex",
+            description: REINDEX,
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::ReindexArgs>,
+        },
+    ]
+}
+
+/// The MCP server for one scope.
+#[derive(Debug, Clone)]
+pub struct RagdownServer {
+    scope: Scope,
+    settings: Arc<ToolSettings>,
+    filter: Arc<ToolFilter>,
+}
+
+impl RagdownServer {
+    pub fn new(scope: Scope, settings: ToolSettings, filter: ToolFilter) -> Self {
+        Self {
+            scope,
+            settings: Arc::new(settings),
+            filter: Arc::new(filter),
+        }
+    }
+
+    fn is_enabled(&self, def: &ToolDef) -> bool {
+        (def.read_only || !self.filter.read_only) && !self.filter.disabled.contains(def.name)
+    }
+
+    /// The tools this server lists, in order.
+    pub fn tools(&self) -> Vec<Tool> {
+        defs()
+            .into_iter()
+            .filter(|def| self.is_enabled(def))
+            .map(|def| {
+                let mut annotations = ToolAnnotations::new();
+                annotations.read_only_hint = Some(def.read_only);
+                annotations.destructive_hint = Some(def.destructive);
+                annotations.idempotent_hint = Some(def.idempotent);
+                annotations.open_world_hint = Some(false);
+                let mut tool = Tool::new(def.name, def.description, (def.schema)());
+                tool.annotations = Some(annotations);
+                tool
+            })
+            .collect()
+    }
+
+    /// Runs a tool by name with JSON arguments; `Err` is a protocol error (unknown tool).
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> Result<Result<String, ToolError>, ErrorData> {
+        let Some(def) = defs().into_iter().find(|def| def.name == name && self.is_enabled(def)) else {
+            return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None));
+        };
+        let scope = &self.scope;
+        let settings = &self.settings;
+        Ok(match def.name {
+            "ragdown_recall" => match parse(arguments) {
+                Ok(args) => tools::recall(scope, settings, args).await,
+                Err(err) => Err(err),
+            },
+            "ragdown_read_doc" => match parse(arguments) {
+                Ok(args) => tools::read_doc(scope, args).await,
+                Err(err) => Err(err),
+            },
+            "ragdown_stats" => match parse(arguments) {
+                Ok(args) => tools::stats(scope, settings, args).await,
+                Err(err) => Err(err),
+            },
+            "ragdown_reindex" => match parse(arguments) {
+                Ok(args) => tools::reindex(scope, args).await,
+                Err(err) => Err(err),
+            },
+            _ => unreachable!("every listed tool is dispatched"),
+        })
+    }
+
+    fn instructions(&self) -> String {
+        let which = match &self.scope.title {
+            Some(title) => format!("the \"{title}\" folder of the user's Markdown documents"),
+            None => "the user's folder of Markdown documents".to_string(),
+        };
+        format!(
+            "Search {which}. Call ragdown_recall before answering a question the documents might cover \
+             (project decisions, how-tos, runbooks, personal notes), then ragdown_read_doc to read around a hit \
+             before relying on it."
+        )
+    }
+}
+
+fn parse<T: DeserializeOwned>(arguments: serde_json::Value) -> Result<T, ToolError> {
+    let arguments = if arguments.is_null() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        arguments
+    };
+    serde_json::from_value(arguments).map_err(|e| ToolError(format!("invalid arguments: {e}")))
+}
+
+impl ServerHandler for RagdownServer {
+    fn get_info(&self) -> ServerConfig {
+        let name = match &self.scope.folder {
+            Some(folder) => format!("ragdown-{folder}"),
+            None => "ragdown".to_string(),
+        };
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map(serde_json::Value::Object).unwrap_or(serde_json::Value::Null);
+        let result = match self.call(&request.name, arguments).await? {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,494 @@
+//! The MCP tools' logic and output text, independent of any transport.
+//!
+//! Each tool takes its typed arguments and a [`Scope`] and returns the text the agent reads, or a
+//! [`ToolError`] whose message becomes an `isError` result. Output strings match the original's
+//! to the character (reference §2), since agents and hooks already parse them.
+
+use std::path::{Component, Path};
+
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::engine::Scope;
+use crate::index::sync::{is_markdown, is_skipped, iso_from_ms, utc_day};
+use crate::markdown::chunker::breadcrumb;
+use crate::search::{self, Hit, SearchRequest, WrittenBy};
+
+/// Most hits a search returns.
+pub const MAX_TOP_K: usize = 50;
+
+/// A tool failure, shown to the agent as the result text with `isError`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+type ToolResult = Result<String, ToolError>;
+
+/// Settings every tool call sees.
+#[derive(Debug, Clone)]
+pub struct ToolSettings {
+    /// Characters per hit in text output (`RAGDOWN_TEXT_LIMIT`).
+    pub text_limit: usize,
+    /// `RAGDOWN_READ_ONLY`.
+    pub read_only: bool,
+}
+
+fn default_top_k() -> usize {
+    8
+}
+
+/// Output shape of a search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecallFormat {
+    /// Numbered hits as prompt-ready text.
+    #[default]
+    Text,
+    /// `{hits:[...]}` for programs.
+    Json,
+}
+
+/// Arguments of `ragdown_recall`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecallArgs {
+    /// What to look for, in plain words or as an exact identifier (a command, a config key, a path).
+    #[schemars(length(min = 1))]
+    pub query: String,
+    /// How many sections to return.
+    #[serde(default = "default_top_k")]
+    #[schemars(range(min = 1, max = 50))]
+    pub top_k: usize,
+    /// Only documents under this directory (relative to this server's folder), e.g. `runbooks/db`.
+    pub path_prefix: Option<String>,
+    /// Only documents with this tag or one of its sub-tags (`project` also matches `project/alpha`).
+    pub tag: Option<String>,
+    /// Only documents written by an agent through the write tools, or only those written by people.
+    pub written_by: Option<WrittenBy>,
+    /// `text` (default) for reading, `json` for programs.
+    #[serde(default)]
+    pub format: RecallFormat,
+    /// Characters per hit before it is clipped (0 = never clip). Defaults to the server's limit.
+    #[schemars(range(min = 0))]
+    pub max_chars: Option<usize>,
+}
+
+/// Arguments of `ragdown_read_doc`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadDocArgs {
+    /// A document path from a search hit (`ops/backups.md`), or a wikilink target such as `Backups`,
+    /// `Backups#Restore` or `ops/Backups`.
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// First line to return (1-based).
+    #[schemars(range(min = 1))]
+    pub start_line: Option<usize>,
+    /// Last line to return (inclusive).
+    #[schemars(range(min = 1))]
+    pub end_line: Option<usize>,
+}
+
+/// Arguments of `ragdown_stats`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatsArgs {
+    /// Also list every indexed file with its chunk count.
+    #[serde(default)]
+    pub include_files: bool,
+}
+
+/// Arguments of `ragdown_reindex`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReindexArgs {
+    /// Drop the whole index and rebuild it from the files, instead of syncing what changed.
+    #[serde(default)]
+    pub full: bool,
+}
+
+/// `ragdown_recall`: hybrid search.
+pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
+    let query = args.query.trim();
+    if query.is_empty() {
+        return Err(ToolError::new("query must not be empty"));
+    }
+    if !(1..=MAX_TOP_K).contains(&args.top_k) {
+        return Err(ToolError::new(format!("top_k must be between 1 and {MAX_TOP_K}")));
+    }
+    let mut path_prefix = scope.prefix.clone();
+    if let Some(prefix) = args.path_prefix.as_deref() {
+        let clean = prefix.trim().trim_matches('/');
+        if !clean.is_empty() {
+            check_relative(clean)?;
+            path_prefix = format!("{path_prefix}{clean}/");
+        }
+    }
+    let request = SearchRequest {
+        query,
+        limit: args.top_k,
+        path_prefix,
+        tag: args.tag.clone(),
+        written_by: args.written_by,
+    };
+    let engine = &scope.engine;
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request)
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let max_chars = args.max_chars.unwrap_or(settings.text_limit);
+    match args.format {
+        RecallFormat::Json => {
+            let hits: Vec<serde_json::Value> = hits.iter().map(|hit| hit_json(scope, hit, max_chars)).collect();
+            Ok(json!({ "hits": hits }).to_string())
+        }
+        RecallFormat::Text if hits.is_empty() => Ok("No matching documents.".into()),
+        RecallFormat::Text => Ok(hits
+            .iter()
+            .enumerate()
+            .map(|(i, hit)| format!("[{}] {}", i + 1, format_hit(scope, hit, max_chars)))
+            .collect::<Vec<_>>()
+            .join("\n\n")),
+    }
+}
+
+/// Tags stored as `" a b/c "`.
+fn stored_tags(tags: &str) -> Vec<&str> {
+    tags.split_whitespace().collect()
+}
+
+/// One hit as prompt text (reference `formatHit`).
+pub fn format_hit(scope: &Scope, hit: &Hit, max_chars: usize) -> String {
+    let chunk = &hit.chunk;
+    let path = scope.to_scope_path(&chunk.path);
+    let tags = stored_tags(&chunk.tags);
+    let tags = if tags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(" "))
+    };
+    let author = if chunk.created_by.is_empty() {
+        String::new()
+    } else {
+        format!(", written by an agent with {}", chunk.created_by)
+    };
+    format!(
+        "{path}:{}-{} — {}{tags} (similarity {:.2}, changed {}{author})\n{}",
+        chunk.line_start,
+        chunk.line_end,
+        breadcrumb(&chunk.title, &chunk.heading),
+        chunk.similarity,
+        utc_day(chunk.mtime_ms),
+        clip(&chunk.text, max_chars, path, chunk.line_start, chunk.line_end)
+    )
+}
+
+/// Cuts `text` to `max_chars` characters, naming the call that returns the rest.
+pub fn clip(text: &str, max_chars: usize, path: &str, start: i32, end: i32) -> String {
+    let len = text.chars().count();
+    if max_chars == 0 || len <= max_chars {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max_chars).collect();
+    format!(
+        "{head}… [clipped: {max_chars} of {len} characters — ragdown_read_doc {{path: \"{path}\", start_line: {start}, end_line: {end}}}]"
+    )
+}
+
+fn round(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+fn hit_json(scope: &Scope, hit: &Hit, max_chars: usize) -> serde_json::Value {
+    let chunk = &hit.chunk;
+    let path = scope.to_scope_path(&chunk.path);
+    let mut value = json!({
+        "path": path,
+        "title": chunk.title,
+        "heading": chunk.heading,
+        "line_start": chunk.line_start,
+        "line_end": chunk.line_end,
+        "similarity": round(f64::from(chunk.similarity), 4),
+        "score": round(hit.score, 5),
+        "sources": hit.sources,
+        "tags": stored_tags(&chunk.tags),
+        "modified": iso_from_ms(chunk.mtime_ms as i64),
+        "text": clip(&chunk.text, max_chars, path, chunk.line_start, chunk.line_end),
+    });
+    if !chunk.created_by.is_empty() {
+        value["created_by"] = json!(chunk.created_by);
+    }
+    value
+}
+
+/// Refuses paths that could leave the scope: absolute, `..`, or a drive prefix.
+fn check_relative(path: &str) -> Result<(), ToolError> {
+    let outside = || ToolError::new(format!("path is outside the docs folder: {path}"));
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Err(outside());
+    }
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(_) | Component::CurDir => {}
+            _ => return Err(outside()),
+        }
+    }
+    if path.split(['/', '\\']).any(|segment| segment == "..") {
+        return Err(outside());
+    }
+    Ok(())
+}
+
+/// `ragdown_read_doc`: a document or a line range of it, by path or wikilink target.
+pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
+    let raw = args.path.trim();
+    if raw.is_empty() {
+        return Err(ToolError::new("path must not be empty"));
+    }
+    let (target, heading) = match raw.split_once('#') {
+        Some((target, heading)) => (target.trim(), Some(heading.trim())),
+        None => (raw, None),
+    };
+    check_relative(target)?;
+    let not_found = || ToolError::new(format!("no such document: {raw} (not a path, and no document by that name or alias)"));
+    let path = resolve(scope, target).await?.ok_or_else(not_found)?;
+    let abs = scope.engine.docs_dir.join(&path);
+    let bytes = std::fs::read(&abs).map_err(|_| not_found())?;
+    let hash = hex::encode(Sha256::digest(&bytes));
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let total = lines.len();
+    let (start, end) = match (args.start_line, args.end_line, heading) {
+        (None, None, Some(anchor)) if !anchor.is_empty() => heading_range(&lines, anchor).unwrap_or((1, total)),
+        (start, end, _) => (start.unwrap_or(1), end.unwrap_or(total).min(total)),
+    };
+    if start > total.max(1) {
+        return Err(ToolError::new(format!(
+            "start_line {start} is past the end of {} ({total} lines)",
+            scope.to_scope_path(&path)
+        )));
+    }
+    if end < start {
+        return Err(ToolError::new(format!("end_line {end} is before start_line {start}")));
+    }
+    let shown = scope.to_scope_path(&path);
+    let mut notes = String::new();
+    if shown != raw {
+        notes.push_str(&format!(", resolved from {}", serde_json::to_string(raw).unwrap_or_default()));
+    }
+    let superseded = scope
+        .engine
+        .store()
+        .superseded()
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    if let Some(by) = superseded.get(&path) {
+        let by: Vec<&str> = by.iter().map(|p| scope.to_scope_path(p)).collect();
+        notes.push_str(&format!(", superseded by {}", by.join(", ")));
+    }
+    Ok(format!(
+        "{shown}:{start}-{end} of {total} (hash {}{notes})\n{}",
+        &hash[..12],
+        lines[start - 1..end].join("\n")
+    ))
+}
+
+/// Finds the root-relative path for a scope-relative path or wikilink target.
+async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolError> {
+    let clean = target.trim_start_matches("./");
+    if clean.split('/').any(is_skipped) {
+        return Ok(None);
+    }
+    // A path, as given or with `.md` added.
+    for candidate in [clean.to_string(), format!("{clean}.md")] {
+        if !is_markdown(&candidate) {
+            continue;
+        }
+        let root_path = scope.to_root_path(&candidate);
+        let abs = scope.engine.docs_dir.join(&root_path);
+        if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file()) {
+            return Ok(Some(root_path));
+        }
+    }
+    // A wikilink target: a document's name (path without extension, matched at its end), then
+    // an alias; the shortest path wins, as in Obsidian.
+    let documents = scope
+        .engine
+        .store()
+        .documents(&scope.prefix)
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let wanted = clean.to_lowercase();
+    let stem = |path: &str| -> String {
+        let scoped = scope.to_scope_path(path);
+        let cut = scoped.rfind('.').unwrap_or(scoped.len());
+        scoped[..cut].to_lowercase()
+    };
+    let by_name = documents
+        .iter()
+        .filter(|doc| {
+            let stem = stem(&doc.path);
+            stem == wanted || stem.ends_with(&format!("/{wanted}"))
+        })
+        .min_by_key(|doc| (doc.path.len(), doc.path.clone()));
+    if let Some(doc) = by_name {
+        return Ok(Some(doc.path.clone()));
+    }
+    Ok(documents
+        .iter()
+        .filter(|doc| doc.aliases.iter().any(|a| a.to_lowercase() == wanted))
+        .min_by_key(|doc| (doc.path.len(), doc.path.clone()))
+        .map(|doc| doc.path.clone()))
+}
+
+/// The 1-based inclusive line range of the section under `anchor` (its last `#` part), ending
+/// before the next heading of the same or a higher level. Headings in code fences do not count.
+pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
+    let anchor = anchor.rsplit('#').next().unwrap_or(anchor).trim().to_lowercase();
+    let headings = headings(lines);
+    let position = headings.iter().position(|(_, _, text)| text.to_lowercase() == anchor)?;
+    let (line, level, _) = headings[position];
+    let end = headings[position + 1..]
+        .iter()
+        .find(|(_, other, _)| *other <= level)
+        .map(|(next, _, _)| *next)
+        .unwrap_or(lines.len());
+    Some((line + 1, end))
+}
+
+/// `(0-based line, level, text)` of every ATX heading outside code fences.
+fn headings<'a>(lines: &[&'a str]) -> Vec<(usize, usize, &'a str)> {
+    let mut out = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
+        if indent <= 3
+            && let Some(c) = marker
+        {
+            let run = trimmed.chars().take_while(|x| *x == c).count();
+            if run >= 3 {
+                match fence {
+                    None => fence = Some((c, run)),
+                    Some((open, len)) if open == c && run >= len && trimmed[run..].trim().is_empty() => fence = None,
+                    Some(_) => {}
+                }
+                continue;
+            }
+        }
+        if fence.is_some() || indent > 3 {
+            continue;
+        }
+        let level = trimmed.chars().take_while(|c| *c == '#').count();
+        if !(1..=6).contains(&level) {
+            continue;
+        }
+        let rest = &trimmed[level..];
+        if !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let text = rest.trim().trim_end_matches('#').trim_end();
+        if !text.is_empty() {
+            out.push((i, level, text));
+        }
+    }
+    out
+}
+
+/// `ragdown_stats`: the index behind this endpoint.
+pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> ToolResult {
+    let engine = &scope.engine;
+    let files = engine
+        .store()
+        .files()
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let mut in_scope: Vec<(&str, usize)> = files
+        .iter()
+        .filter(|(path, _)| path.starts_with(&scope.prefix))
+        .map(|(path, state)| (scope.to_scope_path(path), state.chunks))
+        .collect();
+    in_scope.sort();
+    let progress = engine.indexer.progress();
+    let mut value = json!({
+        "docs_dir": scope.dir().to_string_lossy(),
+        "data_dir": engine.data_dir.to_string_lossy(),
+        "role": "primary",
+        "embedder": engine.embedder.index_name(),
+        "read_only": settings.read_only,
+        "files": in_scope.len(),
+        "chunks": in_scope.iter().map(|(_, chunks)| chunks).sum::<usize>(),
+        "syncing": progress.running,
+        "progress": {
+            "files_total": progress.files_total,
+            "files_done": progress.files_done,
+            "chunks_done": progress.chunks_done,
+        },
+        "last_sync": engine.indexer.last_sync(),
+        "scope": scope.folder.as_ref().map(|_| scope.dir().to_string_lossy().into_owned()),
+    });
+    if args.include_files {
+        value["file_list"] = in_scope
+            .iter()
+            .map(|(path, chunks)| json!({ "path": path, "chunks": chunks }))
+            .collect();
+    }
+    Ok(value.to_string())
+}
+
+/// `ragdown_reindex`: sync now (or rebuild) and report what changed.
+pub async fn reindex(scope: &Scope, args: ReindexArgs) -> ToolResult {
+    let report = scope.engine.indexer.sync(args.full).await.map_err(ToolError::new)?;
+    Ok(serde_json::to_string(&report).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_names_the_read_doc_call() {
+        assert_eq!(clip("Run pg_restore twice.", 0, "p.md", 1, 1), "Run pg_restore twice.");
+        assert_eq!(clip("short", 10, "p.md", 1, 1), "short");
+        assert_eq!(
+            clip("Run pg_restore twice.", 5, "ops/backups.md", 7, 7),
+            "Run p… [clipped: 5 of 21 characters — ragdown_read_doc {path: \"ops/backups.md\", start_line: 7, end_line: 7}]"
+        );
+        // Characters, not bytes: never cut inside a UTF-8 sequence.
+        assert!(clip("ééééé", 2, "p.md", 1, 1).starts_with("éé…"));
+    }
+
+    #[test]
+    fn paths_that_leave_the_folder_are_refused() {
+        for bad in ["../x.md", "/etc/passwd", "a/../../b.md", "..", "a/.."] {
+            assert_eq!(
+                check_relative(bad),
+                Err(ToolError(format!("path is outside the docs folder: {bad}"))),
+                "{bad}"
+            );
+        }
+        assert!(check_relative("ops/backups.md").is_ok());
+        assert!(check_relative("./ops/backups.md").is_ok());
+    }
+
+    #[test]
+    fn heading_range_ends_at_the_next_heading_of_same_or_higher_level() {
+        let lines: Vec<&str> =
+            "# Backups\n\nNightly.\n\n## Restore\n\nRun it.\n\n```\n# not a heading\n```\n\n### Detail\n\nMore.\n\n## Offsite\n\nS3."
+                .split('\n')
+                .collect();
+        assert_eq!(heading_range(&lines, "restore"), Some((5, 16)));
+        assert_eq!(heading_range(&lines, "Backups#Offsite"), Some((17, 19)));
+        assert_eq!(heading_range(&lines, "not a heading"), None);
+        assert_eq!(heading_range(&lines, "Backups"), Some((1, 19)));
+    }
+}

@@ -1,0 +1,214 @@
+//! The index on a real LanceDB: diff sync, single flight, rebuilds and self-repair.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use embedd::TextKind;
+use futures::future::BoxFuture;
+use ragdownd::embed::hash::HashEmbedder;
+use ragdownd::embed::{EmbedError, Embedder, SharedEmbedder};
+use ragdownd::engine::{Engine, EngineOptions};
+use ragdownd::index::store::Store;
+use ragdownd::index::sync::{Layout, SyncReport};
+use ragdownd::search::{self, SearchRequest};
+
+use crate::support::{docs, write};
+
+async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
+    Engine::open(
+        EngineOptions {
+            docs_dir: docs.to_path_buf(),
+            data_dir: data.to_path_buf(),
+            layout: Layout::Single,
+            watch: false,
+        },
+        embedder,
+    )
+    .await
+    .unwrap()
+}
+
+fn counts(report: &SyncReport) -> (usize, usize, usize, usize) {
+    (report.added, report.updated, report.removed, report.unchanged)
+}
+
+/// Syncs until the report is about the files as they are now (the first call may join the
+/// start-up sync, which ran before the latest edit).
+async fn settle(engine: &Engine) -> SyncReport {
+    engine.indexer.sync(false).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sync_touches_only_what_changed() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("sub/b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    assert_eq!(engine.store().count().await.unwrap(), 2);
+    assert_eq!(counts(&settle(&engine).await), (0, 0, 0, 2), "a no-op sync");
+
+    write(docs.path(), "a.md", "# A\n\nalpha, changed");
+    write(docs.path(), "c.md", "# C\n\ngamma");
+    std::fs::remove_file(docs.path().join("sub/b.md")).unwrap();
+    let report = settle(&engine).await;
+    assert_eq!(counts(&report), (1, 1, 1, 0), "{report:?}");
+    assert_eq!(report.chunks, 2);
+
+    // Same bytes, new mtime: read and hashed, but not re-embedded.
+    let a = docs.path().join("a.md");
+    let bytes = std::fs::read(&a).unwrap();
+    std::fs::write(&a, &bytes).unwrap();
+    let file = std::fs::File::options().write(true).open(&a).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+    let report = settle(&engine).await;
+    assert_eq!((counts(&report), report.chunks), ((0, 0, 0, 2), 0), "{report:?}");
+
+    let files = engine.store().files().await.unwrap();
+    let mut paths: Vec<&String> = files.keys().collect();
+    paths.sort();
+    assert_eq!(paths, ["a.md", "c.md"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_sync_requests_share_one_follow_up() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| (format!("d{i:02}.md"), format!("# Doc {i}\n\nbody {i}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let docs = docs(&refs);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    let calls = (0..6).map(|_| {
+        let engine = engine.clone();
+        tokio::spawn(async move { engine.indexer.sync(false).await.unwrap() })
+    });
+    let reports: Vec<SyncReport> = futures::future::join_all(calls).await.into_iter().map(Result::unwrap).collect();
+    let mut distinct = reports.clone();
+    distinct.dedup();
+    distinct.sort_by_key(|r| (r.added, r.unchanged, r.ms));
+    distinct.dedup();
+    // The start-up sync indexes everything; every request made meanwhile shares one follow-up.
+    assert!(distinct.len() <= 2, "{distinct:?}");
+    assert!(reports.iter().all(|r| r.added + r.unchanged == 40), "{reports:?}");
+    assert_eq!(engine.store().count().await.unwrap(), 40);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_lost_between_delete_and_add_is_restored_by_the_next_sync() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    // A crash after a sync's delete and before its add leaves the file's rows missing.
+    engine.store().apply(&["a.md".to_string()], Vec::new()).await.unwrap();
+    assert_eq!(engine.store().count().await.unwrap(), 1);
+    let report = settle(&engine).await;
+    assert_eq!(counts(&report), (1, 0, 0, 1), "{report:?}");
+    assert_eq!(engine.store().count().await.unwrap(), 2);
+}
+
+/// An embedder with another fingerprint and dimension, to check that a change rebuilds.
+#[derive(Debug)]
+struct TinyEmbedder;
+
+impl Embedder for TinyEmbedder {
+    fn index_name(&self) -> &str {
+        "tiny-8"
+    }
+    fn fingerprint(&self) -> String {
+        "tiny-8".into()
+    }
+    fn dim(&self) -> usize {
+        8
+    }
+    fn min_score(&self) -> f32 {
+        0.5
+    }
+    fn unrelated_score(&self) -> Option<f32> {
+        None
+    }
+    fn embed<'a>(&'a self, texts: Vec<String>, _kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
+        Box::pin(async move {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0.0f32; 8];
+                    v[t.len() % 8] = 1.0;
+                    v
+                })
+                .collect())
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_different_embedder_rebuilds_the_index() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    {
+        let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+        settle(&engine).await;
+    }
+    let engine = open(docs.path(), data.path(), Arc::new(TinyEmbedder)).await;
+    settle(&engine).await;
+    // 8-dimensional vectors could not have been added to the old 384-dimensional table.
+    assert_eq!(engine.store().count().await.unwrap(), 2);
+    assert_eq!(engine.store().dim(), 8);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.path().join("meta.json")).unwrap()).unwrap();
+    assert_eq!((meta["embedder"].as_str(), meta["dim"].as_u64()), (Some("tiny-8"), Some(8)));
+    let hits = search::search(
+        engine.store(),
+        &TinyEmbedder,
+        &SearchRequest {
+            query: "alpha",
+            limit: 5,
+            ..SearchRequest::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(hits.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
+    let docs = docs(&[
+        ("ops/restore.md", "---\ntags: [db/postgres]\n---\n# Restore\n\nRun `pg_restore --jobs=4` on the host."),
+        ("ops/tune.md", "---\ntags: [db]\n---\n# Tuning\n\nRaise max_batch_tokens to 2048 for long documents."),
+        ("notes/misc.md", "# Misc\n\nRestore the plants on Sunday; pg and restore are words."),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    let run = |query: &'static str, prefix: &'static str, tag: Option<&'static str>| {
+        let engine = engine.clone();
+        async move {
+            search::search(
+                engine.store(),
+                engine.embedder.as_ref(),
+                &SearchRequest {
+                    query,
+                    limit: 1,
+                    path_prefix: prefix.into(),
+                    tag: tag.map(str::to_string),
+                    written_by: None,
+                },
+            )
+            .await
+            .unwrap()
+        }
+    };
+    let hits = run("max_batch_tokens", "", None).await;
+    assert_eq!(hits[0].chunk.path, "ops/tune.md");
+    assert!(hits[0].sources.contains(&"lexical"));
+    let hits = run("pg_restore", "", None).await;
+    assert_eq!(hits[0].chunk.path, "ops/restore.md");
+    let hits = run("restore", "notes/", None).await;
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].chunk.path, "notes/misc.md");
+    // `db` matches `db/postgres` (a sub-tag) and `db`; `db/postgres` matches only the first.
+    let hits = run("tokens restore", "", Some("#DB/postgres/")).await;
+    assert_eq!(hits[0].chunk.path, "ops/restore.md");
+    assert_eq!(Store::open(&data.path().join("lance"), 384, false).await.unwrap().count().await.unwrap(), 3);
+}

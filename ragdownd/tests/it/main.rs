@@ -1,0 +1,9 @@
+//! ragdownd's integration tests: the real binary over stdio, the real HTTP server on an ephemeral
+//! port, and a real LanceDB in temp dirs. Most use the `hash` embedder (no model); `minilm` tests
+//! need the model that the test command installs.
+
+mod http;
+mod index;
+mod minilm;
+mod stdio;
+mod support;

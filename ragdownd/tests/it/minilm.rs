@@ -1,0 +1,52 @@
+//! The example vault with the real minilm model over stdio: questions in other words than the
+//! documents find the right section first, and an exact identifier is found through BM25.
+//! Needs the model that `scripts/install-model.sh minilm` installs (the test command does).
+
+use serde_json::{json, Value};
+
+use crate::support::StdioClient;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
+    let vault = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
+    let data = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = [
+        ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),
+        ("RAGDOWN_DATA_DIR", data.path().to_str().unwrap()),
+        ("RAGDOWN_EMBEDDER", "minilm"),
+        ("RAGDOWN_WATCH", "false"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut client = StdioClient::start(&env).await;
+    client.ok("ragdown_reindex", json!({})).await;
+
+    let cases = [
+        ("How do I undo a release that broke production?", "runbooks/deploy.md", "Rolling back"),
+        (
+            "bring the database back to how it was at a certain moment yesterday",
+            "runbooks/postgres-backups.md",
+            "Point-in-time recovery (PITR)",
+        ),
+        ("consumers are falling behind and messages pile up", "runbooks/kafka.md", "Consumer lag"),
+        ("how often do we change passwords and access keys?", "runbooks/deploy.md", "Rotating secrets"),
+        // An exact identifier from a code block or inline code: BM25 finds it whole.
+        ("pg_stat_archiver", "runbooks/incident-response.md", "First fifteen minutes"),
+    ];
+    let mut failures = Vec::new();
+    for (question, path, heading) in cases {
+        let text = client
+            .ok("ragdown_recall", json!({"query": question, "format": "json", "top_k": 3}))
+            .await;
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let top = &value["hits"][0];
+        let got_heading = top["heading"].as_str().unwrap_or_default();
+        if top["path"] != path || !got_heading.ends_with(heading) {
+            failures.push(format!("{question:?}: got {} / {got_heading}, want {path} / {heading}", top["path"]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let stats: Value = serde_json::from_str(&client.ok("ragdown_stats", json!({})).await).unwrap();
+    assert_eq!(stats["embedder"], "all-MiniLM-L6-v2-q8");
+}

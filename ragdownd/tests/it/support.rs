@@ -1,0 +1,174 @@
+//! Test support: temp docs/data dirs, the golden expectations, and an MCP client over a real
+//! stdio child process.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// A fixture from `tests/data`.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+/// The original's test expectations.
+pub fn expected() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture("expected.json")).unwrap()).unwrap()
+}
+
+/// Today's UTC day, as the tools print it.
+pub fn today() -> String {
+    ragdownd::index::sync::iso_now()[..10].to_string()
+}
+
+/// Writes `files` (path, content) under a new temp dir.
+pub fn docs(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        write(dir.path(), path, content);
+    }
+    dir
+}
+
+pub fn write(root: &Path, path: &str, content: &str) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, content).unwrap();
+}
+
+/// The env the original's tests run under.
+pub fn test_env(docs: &Path, data: &Path) -> Vec<(String, String)> {
+    [
+        ("RAGDOWN_DOCS_DIR", docs.to_str().unwrap()),
+        ("RAGDOWN_DATA_DIR", data.to_str().unwrap()),
+        ("RAGDOWN_EMBEDDER", "hash"),
+        ("RAGDOWN_WATCH", "false"),
+        ("RAGDOWN_HOOK_MIN_SCORE", "0.2"),
+        ("RAGDOWN_HOOK_MIN_RATIO", "0"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// An MCP client speaking newline-delimited JSON-RPC to `ragdownd stdio`.
+pub struct StdioClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+}
+
+impl StdioClient {
+    /// Starts `ragdownd stdio` with exactly `env` (plus PATH and HOME) and initializes a session.
+    pub async fn start(env: &[(String, String)]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ragdownd"));
+        command
+            .arg("stdio")
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for key in ["PATH", "HOME", "RAGDOWN_CACHE", "ORT_DYLIB_PATH", "RAGDOWN_MODELS"] {
+            if let Some(value) = std::env::var_os(key)
+                && !env.iter().any(|(k, _)| k == key)
+            {
+                command.env(key, value);
+            }
+        }
+        let mut child = command.spawn().expect("spawn ragdownd");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut client = Self {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        };
+        let init = client
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "ragdown-tests", "version": "0"}
+                }),
+            )
+            .await;
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    /// Sends a request and returns the whole response (result or error).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let deadline = Duration::from_secs(120);
+        loop {
+            let line = tokio::time::timeout(deadline, self.stdout.next_line())
+                .await
+                .expect("no answer from ragdownd within the deadline")
+                .unwrap()
+                .expect("ragdownd closed stdout");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    /// Lists tool names, sorted.
+    pub async fn tool_names(&mut self) -> Vec<String> {
+        let response = self.request("tools/list", json!({})).await;
+        let mut names: Vec<String> = response["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Calls a tool; returns its text and whether it is an error result.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> (String, bool) {
+        let response = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await;
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("{name} failed at the protocol level: {response}"));
+        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        (text, result["isError"].as_bool().unwrap_or(false))
+    }
+
+    /// Calls a tool that must succeed.
+    pub async fn ok(&mut self, name: &str, arguments: Value) -> String {
+        let (text, is_error) = self.call(name, arguments).await;
+        assert!(!is_error, "{name} failed: {text}");
+        text
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}

@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# Shared settings and helpers for the ragdown set-up scripts. Source it, don't run it:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# Everything the scripts install lives under $RAGDOWN_CACHE (default ~/.cache/ragdown), never in
+# the repository. Override any of the variables below from the environment.
+
+RAGDOWN_CACHE=${RAGDOWN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragdown}
+# Cargo's build output goes to the cache too, so the checkout stays small.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$RAGDOWN_CACHE/target}
+RAGDOWN_MODELS=${RAGDOWN_MODELS:-$RAGDOWN_CACHE/models}
+
+# ONNX Runtime release whose shared library ragdownd/embedd load at run time (ort `load-dynamic`,
+# api-22: accepts libraries from 1.22 on). Taken from PyPI's official `onnxruntime` wheel; the
+# Python tools (golden_vectors.py) use the same version so both sides run the same kernels.
+ORT_VERSION=${ORT_VERSION:-1.32.0}
+ORT_DIR=${ORT_DIR:-$RAGDOWN_CACHE/onnxruntime/$ORT_VERSION}
+
+# Python virtual environment for the helper tools (onnxruntime, tokenizers, numpy, mcp).
+RAGDOWN_VENV=${RAGDOWN_VENV:-$RAGDOWN_CACHE/venv}
+
+PYTHON=${PYTHON:-python3}
+
+# Node 22 (from npm's `node-linux-<arch>` package) and the MCP Inspector, for interop tests.
+# install-node.sh writes two wrappers into $RAGDOWN_BIN: `node22` and `mcp-inspector`
+# (the Inspector's launcher under Node 22: `mcp-inspector --cli <server...> --method tools/list`).
+NODE_VERSION=${NODE_VERSION:-22.23.5}
+INSPECTOR_VERSION=${INSPECTOR_VERSION:-2.12.0}
+NODE22_DIR=${NODE22_DIR:-$RAGDOWN_CACHE/node22}
+INSPECTOR_DIR=${INSPECTOR_DIR:-$RAGDOWN_CACHE/inspector}
+RAGDOWN_BIN=${RAGDOWN_BIN:-$RAGDOWN_CACHE/bin}
+
+# log MESSAGE... : one line on stderr, prefixed with the calling script's name.
+log() {
+    printf '[%s] %s\n' "$(basename "${0:-ragdown}")" "$*" >&2
+}
+
+# die MESSAGE... : log and exit 1.
+die() {
+    log "error: $*"
+    exit 1
+}
+
+# as_root CMD... : run CMD as root (directly when we are root, else through sudo when it exists
+# is installed; it may prompt for a password). Returns 127 when neither is possible.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        return 127
+    fi
+}
+
+# need_protoc : make sure the Protocol Buffers compiler is on PATH (the proto/ crate's build
+# script needs it). Installs Debian's protobuf-compiler when we can; otherwise exits with the
+# exact command for the user to run.
+need_protoc() {
+    if command -v protoc >/dev/null 2>&1; then
+        return 0
+    fi
+    local cmd="apt-get update && apt-get install -y protobuf-compiler"
+    if ! command -v apt-get >/dev/null 2>&1; then
+        die "protoc not found. Install the Protocol Buffers compiler (Debian/Ubuntu: $cmd;" \
+            "macOS: brew install protobuf) or set PROTOC=/path/to/protoc."
+    fi
+    if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+        die "protoc not found and neither root nor sudo is available. Run as root: $cmd"
+    fi
+    log "protoc not found; installing Debian's protobuf-compiler"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 \
+        || die "apt-get update failed. Run as root: $cmd"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q protobuf-compiler >&2 \
+        || die "installing protobuf-compiler failed. Run as root: $cmd"
+    command -v protoc >/dev/null 2>&1 || die "protoc still not on PATH after install"
+    log "protoc: $(protoc --version 2>&1 || true)"
+}
+
+# sha256_of FILE : print the file's sha256 in hex.
+sha256_of() {
+    if command -v sha256sum >/dev/null 2>&1; then
+        sha256sum "$1" | cut -d' ' -f1
+    else
+        shasum -a 256 "$1" | cut -d' ' -f1   # macOS
+    fi
+}
+
+# ort_lib_name : the versioned file name of the ONNX Runtime shared library in the wheel.
+ort_lib_name() {
+    case "$(uname -s)" in
+        Darwin) echo "libonnxruntime.${ORT_VERSION}.dylib" ;;
+        *) echo "libonnxruntime.so.${ORT_VERSION}" ;;
+    esac
+}
+
+# ort_lib_path : where install-ort.sh puts that library.
+ort_lib_path() {
+    echo "$ORT_DIR/lib/$(ort_lib_name)"
+}

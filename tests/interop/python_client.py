@@ -1,0 +1,55 @@
+"""The official MCP Python SDK client against ragdownd, over stdio and over streamable HTTP."""
+
+import argparse
+import asyncio
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+EXPECTED_TOOLS = {"ragdown_recall", "ragdown_read_doc", "ragdown_stats", "ragdown_reindex"}
+
+
+async def check(session: ClientSession, where: str, path: str) -> None:
+    init = await session.initialize()
+    tools = {tool.name for tool in (await session.list_tools()).tools}
+    assert tools == EXPECTED_TOOLS, f"{where}: tools {sorted(tools)}"
+    result = await session.call_tool("ragdown_recall", {"query": "pg_restore twice"})
+    text = result.content[0].text
+    assert not result.isError and text.startswith(f"[1] {path}:"), f"{where}: {text}"
+    bad = await session.call_tool("ragdown_recall", {"query": "x", "top_k": 0})
+    assert bad.isError and "top_k" in bad.content[0].text, f"{where}: {bad}"
+    print(f"ok: python sdk over {where} ({init.serverInfo.name})", file=sys.stderr)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--docs", required=True)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--token", required=True)
+    args = parser.parse_args()
+
+    params = StdioServerParameters(
+        command=args.bin,
+        args=["stdio"],
+        env={
+            "RAGDOWN_DOCS_DIR": args.docs,
+            "RAGDOWN_DATA_DIR": args.data,
+            "RAGDOWN_EMBEDDER": "hash",
+            "RAGDOWN_WATCH": "false",
+        },
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await check(session, "stdio", "ops/backups.md")
+
+    headers = {"Authorization": f"Bearer {args.token}"}
+    async with streamablehttp_client(args.url, headers=headers) as (read, write, _):
+        async with ClientSession(read, write) as session:
+            await check(session, "streamable HTTP", "backups.md")
+
+
+asyncio.run(main())

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Interop: the official MCP Inspector CLI (with --strict schema checks) and the official Python
+# SDK client list and call ragdownd's tools over stdio and over streamable HTTP with a bearer token.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/lib.sh"
+
+BIN="$CARGO_TARGET_DIR/debug/ragdownd"
+[ -x "$BIN" ] || (cd "$ROOT" && cargo build --locked -p ragdownd --bin ragdownd)
+INSPECTOR="$RAGDOWN_BIN/mcp-inspector"
+PY="$RAGDOWN_VENV/bin/python"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ragdown-interop.XXXXXX")
+SERVER_PID=""
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mkdir -p "$WORK/docs/ops" "$WORK/stdio-data" "$WORK/serve-data"
+cp "$ROOT/ragdownd/tests/data/ops-backups.md" "$WORK/docs/ops/backups.md"
+cp "$ROOT/ragdownd/tests/data/http-ops-ragdown.json" "$WORK/docs/ops/.ragdown.json"
+
+fail() { log "FAIL: $*"; exit 1; }
+expect() { # expect NAME OUTPUT NEEDLE
+    case "$2" in *"$3"*) log "ok: $1" ;; *) printf '%s\n' "$2" >&2; fail "$1: output lacks $3" ;; esac
+}
+
+# --- Inspector CLI over stdio --------------------------------------------------------------
+STDIO_ENV=(-e "RAGDOWN_DOCS_DIR=$WORK/docs" -e "RAGDOWN_DATA_DIR=$WORK/stdio-data" -e RAGDOWN_EMBEDDER=hash -e RAGDOWN_WATCH=false)
+out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method tools/list --strict 2>&1) || fail "inspector stdio tools/list --strict: $out"
+expect "inspector stdio tools/list --strict" "$out" '"ragdown_recall"'
+out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method tools/call --tool-name ragdown_reindex 2>&1) || fail "$out"
+expect "inspector stdio ragdown_reindex" "$out" 'added'
+out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method tools/call --tool-name ragdown_recall --tool-arg query=pg_restore 2>&1) || fail "$out"
+expect "inspector stdio ragdown_recall" "$out" 'ops/backups.md:7-7'
+
+# --- ragdownd serve over HTTP ----------------------------------------------------------------
+PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+RAGDOWN_DOCS_DIR="$WORK/docs" RAGDOWN_DATA_DIR="$WORK/serve-data" RAGDOWN_EMBEDDER=hash RAGDOWN_WATCH=false \
+    RAGDOWN_TOKEN="$TOKEN" RAGDOWN_HOST=127.0.0.1 PORT="$PORT" "$BIN" serve 2>"$WORK/serve.log" &
+SERVER_PID=$!
+# Ready, first sync done, both chunks indexed.
+READY='import json, sys, urllib.request
+s = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))
+sys.exit(0 if s.get("ready") and s.get("syncing") is False and s.get("chunks") == 2 else 1)'
+ready=false
+for _ in $(seq 1 300); do
+    if "$PY" -c "$READY" "http://127.0.0.1:$PORT/api/status" 2>/dev/null; then ready=true; break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; fail "ragdownd serve exited"; }
+    sleep 0.2
+done
+[ "$ready" = true ] || { cat "$WORK/serve.log" >&2; fail "serve not ready within 60 s"; }
+URL="http://127.0.0.1:$PORT/mcp/ops"
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/list --strict 2>&1) || fail "inspector http tools/list: $out"
+expect "inspector http tools/list --strict" "$out" '"ragdown_read_doc"'
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_read_doc --tool-arg path=backups.md 2>&1) || fail "$out"
+expect "inspector http ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
+if out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer wrong" --method tools/list 2>&1); then
+    fail "a wrong token was accepted: $out"
+fi
+log "ok: inspector http with a wrong token is refused"
+
+# --- the official Python SDK client ----------------------------------------------------------
+"$PY" "$ROOT/tests/interop/python_client.py" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
+    --url "$URL" --token "$TOKEN"
+log "interop checks passed"
