@@ -37,8 +37,8 @@ pub fn plan(lengths: &[usize], limits: BatchLimits) -> Vec<Vec<usize>> {
     for index in order {
         // Sorted ascending, so this text is the longest of the batch if it joins.
         let width = lengths[index].max(1);
-        let fits = current.len() < limits.max_batch_size.max(1)
-            && (current.len() + 1) * width <= limits.max_batch_tokens;
+        let fits =
+            current.len() < limits.max_batch_size.max(1) && (current.len() + 1) * width <= limits.max_batch_tokens;
         if !fits && !current.is_empty() {
             batches.push(std::mem::take(&mut current));
         }

@@ -52,6 +52,8 @@ fn fetch(agent: &ureq::Agent, url: &str, to: &Path) -> Result<(), String> {
     let mut reader = response.body_mut().with_config().limit(4 << 30).reader();
     let mut file = std::fs::File::create(to).map_err(|e| format!("{}: {e}", to.display()))?;
     std::io::copy(&mut reader, &mut file).map_err(|e| format!("{url}: {e}"))?;
-    file.flush().and_then(|()| file.sync_all()).map_err(|e| format!("{}: {e}", to.display()))?;
+    file.flush()
+        .and_then(|()| file.sync_all())
+        .map_err(|e| format!("{}: {e}", to.display()))?;
     Ok(())
 }

@@ -10,10 +10,10 @@ use std::sync::mpsc;
 
 use tokio::sync::oneshot;
 
+use crate::EmbedError;
 use crate::batch::{self, BatchLimits};
 use crate::model::{self, Fingerprint, Model, ModelSource, TextKind};
 use crate::registry::ModelSpec;
-use crate::EmbedError;
 
 /// How the in-process embedder runs.
 #[derive(Debug, Clone)]
@@ -65,11 +65,7 @@ impl std::fmt::Debug for LocalEmbedder {
 impl LocalEmbedder {
     /// Finds (or downloads) `spec`'s files, loads the model and starts its worker thread.
     /// Blocking: call it from a blocking context.
-    pub fn start(
-        spec: &'static ModelSpec,
-        source: &ModelSource,
-        options: &LocalOptions,
-    ) -> Result<Self, EmbedError> {
+    pub fn start(spec: &'static ModelSpec, source: &ModelSource, options: &LocalOptions) -> Result<Self, EmbedError> {
         let dir = model::resolve(spec, source)?;
         let model = Model::load(spec, &dir, options.threads, &source.runtime)?;
         let fingerprint = Arc::new(model.fingerprint().clone());
@@ -125,7 +121,12 @@ fn worker(mut model: Model, queue: mpsc::Receiver<Job>, limits: BatchLimits) {
     }
 }
 
-fn embed_all(model: &mut Model, texts: &[String], kind: TextKind, limits: BatchLimits) -> Result<Vec<Vec<f32>>, EmbedError> {
+fn embed_all(
+    model: &mut Model,
+    texts: &[String],
+    kind: TextKind,
+    limits: BatchLimits,
+) -> Result<Vec<Vec<f32>>, EmbedError> {
     let tokens: Vec<Vec<u32>> = texts
         .iter()
         .map(|text| model.tokenize(text, kind))

@@ -10,10 +10,10 @@ use ort::value::Tensor;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::EmbedError;
 use crate::hub::{ONNX_FILE, TOKENIZER_FILE};
 use crate::registry::{self, ModelSpec, Pooling};
 use crate::runtime::{self, RuntimeOptions};
-use crate::EmbedError;
 
 /// Whether a text is a search query or a document passage (models with prefixes treat them
 /// differently).
@@ -148,7 +148,9 @@ impl Model {
         let input_names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         for required in ["input_ids", "attention_mask"] {
             if !input_names.contains(&required) {
-                return Err(load_err(format!("the ONNX graph has no {required} input (inputs: {input_names:?})")));
+                return Err(load_err(format!(
+                    "the ONNX graph has no {required} input (inputs: {input_names:?})"
+                )));
             }
         }
         let wants_token_types = input_names.contains(&"token_type_ids");
@@ -223,9 +225,7 @@ impl Model {
             ));
         }
         let outputs = self.session.run(inputs).map_err(EmbedError::inference)?;
-        let hidden = outputs
-            .get("last_hidden_state")
-            .unwrap_or(&outputs[0]);
+        let hidden = outputs.get("last_hidden_state").unwrap_or(&outputs[0]);
         let (out_shape, data) = hidden.try_extract_tensor::<f32>().map_err(EmbedError::inference)?;
         let dims: Vec<usize> = out_shape.iter().map(|&d| d as usize).collect();
         let vectors = match dims.as_slice() {
@@ -303,8 +303,14 @@ mod tests {
         let minilm = dir.path().join("minilm");
         std::fs::create_dir_all(&minilm).unwrap();
         std::fs::write(minilm.join(ONNX_FILE), b"x").unwrap();
-        assert!(cached(dir.path()).is_empty(), "a model without its tokenizer is not usable");
+        assert!(
+            cached(dir.path()).is_empty(),
+            "a model without its tokenizer is not usable"
+        );
         std::fs::write(minilm.join(TOKENIZER_FILE), b"{}").unwrap();
-        assert_eq!(cached(dir.path()).iter().map(|s| s.name).collect::<Vec<_>>(), ["minilm"]);
+        assert_eq!(
+            cached(dir.path()).iter().map(|s| s.name).collect::<Vec<_>>(),
+            ["minilm"]
+        );
     }
 }

@@ -119,11 +119,7 @@ pub fn find(name: &str) -> Option<&'static ModelSpec> {
 
 /// The known names, for error messages.
 pub fn known_names() -> String {
-    KNOWN_MODELS
-        .iter()
-        .map(|spec| spec.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    KNOWN_MODELS.iter().map(|spec| spec.name).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

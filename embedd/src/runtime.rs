@@ -96,10 +96,7 @@ pub fn loaded_path() -> Option<&'static Path> {
 
 fn load(path: &Path) -> Result<ort::environment::Environment, String> {
     let builder = ort::init_from(path).map_err(|err| err.to_string())?;
-    builder
-        .with_name("ragdown")
-        .build()
-        .map_err(|err| err.to_string())
+    builder.with_name("ragdown").build().map_err(|err| err.to_string())
 }
 
 /// Every place to try, in order. An explicit path is the only candidate when set.
@@ -114,7 +111,7 @@ fn candidates(options: &RuntimeOptions) -> Vec<PathBuf> {
         let mut versions: Vec<PathBuf> = std::fs::read_dir(&root)
             .map(|entries| entries.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
-        versions.sort_by(|a, b| version_key(b).cmp(&version_key(a)));
+        versions.sort_by_key(|dir| std::cmp::Reverse(version_key(dir)));
         if versions.is_empty() {
             out.push(root.join("<version>/lib").join(format!("{LIB_STEM}.{LIB_EXT}")));
         }
@@ -143,9 +140,11 @@ fn library_files(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n == exact || (n.starts_with(&exact) && n[exact.len()..].starts_with('.')) || (cfg!(target_os = "macos") && n.starts_with(LIB_STEM) && n.ends_with(LIB_EXT)))
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n == exact
+                    || (n.starts_with(&exact) && n[exact.len()..].starts_with('.'))
+                    || (cfg!(target_os = "macos") && n.starts_with(LIB_STEM) && n.ends_with(LIB_EXT))
+            })
         })
         .collect();
     files.sort_by_key(|p| (p.file_name().map(|n| n.len()).unwrap_or(0), p.clone()));
@@ -208,7 +207,10 @@ mod tests {
             cache_dir: None,
         };
         let err = search(&options).err().unwrap().to_string();
-        assert!(err.contains("/definitely/not/here/libonnxruntime.so (not found)"), "{err}");
+        assert!(
+            err.contains("/definitely/not/here/libonnxruntime.so (not found)"),
+            "{err}"
+        );
         assert!(err.contains("ORT_DYLIB_PATH"), "{err}");
         assert!(err.contains("install-ort.sh"), "{err}");
     }

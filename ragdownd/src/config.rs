@@ -8,12 +8,16 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
 use sha2::{Digest, Sha256};
 
+use embedd::LocalOptions;
 use embedd::model::ModelSource;
 use embedd::runtime::RuntimeOptions;
-use embedd::LocalOptions;
 
 use crate::embed::select::EmbedderChoice;
 use crate::index::sync::Layout;
+
+/// Our logs at info; the storage engine's and the MCP SDK's per-query chatter only when it matters.
+const DEFAULT_LOG: &str = "info,lance=warn,lance_core=warn,lance_index=warn,lance_io=warn,lance_table=warn,\
+lance_file=warn,lance_encoding=warn,lance_datafusion=warn,lancedb=warn,datafusion=warn,rmcp=warn";
 
 /// ragdownd: folders of Markdown as search tools for AI agents, over MCP.
 #[derive(Debug, Parser)]
@@ -92,7 +96,7 @@ pub struct Options {
     #[arg(long, env = "RAGDOWN_CACHE", global = true)]
     pub cache_dir: Option<PathBuf>,
     /// Log filter (tracing's EnvFilter syntax).
-    #[arg(long, env = "RAGDOWN_LOG", global = true, default_value = "info")]
+    #[arg(long, env = "RAGDOWN_LOG", global = true, default_value = DEFAULT_LOG)]
     pub log: String,
 }
 
@@ -137,7 +141,9 @@ impl Config {
         let command = cli.command.unwrap_or(Command::Stdio);
         let o = cli.options;
         let docs = o.docs_dir.ok_or(ConfigError::NoDocsDir)?;
-        let docs_dir = docs.canonicalize().map_err(|_| ConfigError::DocsDirMissing(docs.clone()))?;
+        let docs_dir = docs
+            .canonicalize()
+            .map_err(|_| ConfigError::DocsDirMissing(docs.clone()))?;
         if !docs_dir.is_dir() {
             return Err(ConfigError::DocsDirMissing(docs));
         }
@@ -181,11 +187,18 @@ impl Config {
                 .collect(),
             text_limit: o.text_limit,
             listen: std::net::SocketAddr::new(o.host, o.port),
-            token: if o.secure_local_net && token.is_none() { None } else { token },
+            token: if o.secure_local_net && token.is_none() {
+                None
+            } else {
+                token
+            },
             allowed_hosts: o.allowed_hosts.into_iter().filter(|h| !h.is_empty()).collect(),
             keep_alive_ms: o.keep_alive_ms,
             embedder: EmbedderChoice {
-                name: o.embedder.filter(|e| !e.trim().is_empty()).map(|e| e.trim().to_string()),
+                name: o
+                    .embedder
+                    .filter(|e| !e.trim().is_empty())
+                    .map(|e| e.trim().to_string()),
                 source: ModelSource {
                     models_dir: o.models.unwrap_or_else(|| cache_dir.join("models")),
                     hub_endpoint: o.hub_endpoint,
@@ -255,7 +268,12 @@ mod tests {
     fn missing_docs_dir_is_a_clear_error() {
         let err = Config::from_cli(parse(&["ragdownd", "stdio"]), None, Some("/c".into())).unwrap_err();
         assert!(err.to_string().contains("RAGDOWN_DOCS_DIR is required"));
-        let err = Config::from_cli(parse(&["ragdownd", "stdio", "--docs", "/no/such/dir"]), None, Some("/c".into())).unwrap_err();
+        let err = Config::from_cli(
+            parse(&["ragdownd", "stdio", "--docs", "/no/such/dir"]),
+            None,
+            Some("/c".into()),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("/no/such/dir"));
     }
 }

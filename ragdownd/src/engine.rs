@@ -60,7 +60,9 @@ impl Engine {
         }
         let store = Arc::new(Store::open(&options.data_dir.join("lance"), embedder.dim(), rebuild).await?);
         if rebuild {
-            current.write(&meta_path).map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
+            current
+                .write(&meta_path)
+                .map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
         }
         let indexer = Indexer::start(options.docs_dir.clone(), options.layout, store, embedder.clone());
         indexer.schedule();

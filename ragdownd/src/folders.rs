@@ -53,7 +53,10 @@ pub fn get(docs_dir: &Path, name: &str) -> Option<Folder> {
         .unwrap_or_default();
     Some(Folder {
         name: name.to_string(),
-        title: settings.title.filter(|t| !t.trim().is_empty()).unwrap_or_else(|| name.to_string()),
+        title: settings
+            .title
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| name.to_string()),
         mcp: settings.mcp.unwrap_or(false),
     })
 }
@@ -80,7 +83,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("ops")).unwrap();
-        std::fs::write(root.join("ops").join(SETTINGS_FILE), r#"{"title":"Operations","mcp":true,"extra":1}"#).unwrap();
+        std::fs::write(
+            root.join("ops").join(SETTINGS_FILE),
+            r#"{"title":"Operations","mcp":true,"extra":1}"#,
+        )
+        .unwrap();
         std::fs::create_dir_all(root.join("private")).unwrap();
         std::fs::create_dir_all(root.join("broken")).unwrap();
         std::fs::write(root.join("broken").join(SETTINGS_FILE), "{nope").unwrap();
@@ -90,9 +97,21 @@ mod tests {
         assert_eq!(
             folders,
             vec![
-                Folder { name: "broken".into(), title: "broken".into(), mcp: false },
-                Folder { name: "ops".into(), title: "Operations".into(), mcp: true },
-                Folder { name: "private".into(), title: "private".into(), mcp: false },
+                Folder {
+                    name: "broken".into(),
+                    title: "broken".into(),
+                    mcp: false
+                },
+                Folder {
+                    name: "ops".into(),
+                    title: "Operations".into(),
+                    mcp: true
+                },
+                Folder {
+                    name: "private".into(),
+                    title: "private".into(),
+                    mcp: false
+                },
             ]
         );
         assert_eq!(get(root, "../ops"), None);

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::{Json, Router};
@@ -153,13 +153,18 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
     };
     let sub = rest.trim_matches('/');
     if !sub.is_empty()
-        && (sub.split('/').any(|s| s.is_empty() || s == ".." || crate::index::sync::is_skipped(s))
+        && (sub
+            .split('/')
+            .any(|s| s.is_empty() || s == ".." || crate::index::sync::is_skipped(s))
             || !state.docs_dir.join(&folder).join(sub).is_dir())
     {
         return error(StatusCode::NOT_FOUND, "Not found");
     }
     let Some(engine) = state.engine.get() else {
-        return error(StatusCode::SERVICE_UNAVAILABLE, "The index is still loading; retry shortly");
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The index is still loading; retry shortly",
+        );
     };
     let prefix = if sub.is_empty() {
         format!("{folder}/")
@@ -175,13 +180,15 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
     let server = RagdownServer::new(scope, state.settings.clone(), state.filter.clone());
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(state.allowed_hosts.iter().cloned());
-    let config = StreamableHttpServerConfig {
-        legacy_session_mode: false,
-        json_response: true,
-        ..StreamableHttpServerConfig::default()
-    }
-    .with_allowed_hosts(hosts);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    // Stateless, plain JSON answers: each request carries everything, as the original serves it.
+    config.legacy_session_mode = false;
+    config.json_response = true;
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},

@@ -11,7 +11,7 @@ use embedd::TextKind;
 use regex::Regex;
 
 use crate::embed::{EmbedError, Embedder};
-use crate::index::store::{quote, Candidate, Store, StoreError};
+use crate::index::store::{Candidate, Store, StoreError, quote};
 
 /// The RRF constant.
 pub const RRF_K: f64 = 60.0;
@@ -19,6 +19,7 @@ pub const RRF_K: f64 = 60.0;
 /// Who wrote a document, by its `created_by` front matter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, rmcp::schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
 pub enum WrittenBy {
     /// Documents with a `created_by` (written through a tool).
     Agent,
@@ -123,7 +124,11 @@ pub fn fuse(lists: Vec<(&'static str, Vec<Candidate>)>, limit: usize) -> Vec<Hit
 }
 
 /// Runs a hybrid search.
-pub async fn search(store: &Store, embedder: &dyn Embedder, request: &SearchRequest<'_>) -> Result<Vec<Hit>, SearchError> {
+pub async fn search(
+    store: &Store,
+    embedder: &dyn Embedder,
+    request: &SearchRequest<'_>,
+) -> Result<Vec<Hit>, SearchError> {
     let query_vector = embedder
         .embed(vec![request.query.to_string()], TextKind::Query)
         .await?
@@ -136,7 +141,10 @@ pub async fn search(store: &Store, embedder: &dyn Embedder, request: &SearchRequ
     let dense = store.dense(&query_vector, filter.as_deref(), pool).await?;
     let mut lists = vec![("dense", dense)];
     if HAS_WORD.is_match(request.query) {
-        match store.lexical(request.query, &query_vector, filter.as_deref(), pool).await {
+        match store
+            .lexical(request.query, &query_vector, filter.as_deref(), pool)
+            .await
+        {
             Ok(lexical) => lists.push(("lexical", lexical)),
             Err(err) => tracing::warn!("full-text search failed, answering from vectors alone: {err}"),
         }

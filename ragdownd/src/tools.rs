@@ -6,7 +6,7 @@
 
 use std::path::{Component, Path};
 
-use rmcp::schemars::{self, JsonSchema};
+use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -47,6 +47,7 @@ fn default_top_k() -> usize {
 
 /// Output shape of a search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(rename_all = "lowercase")]
 pub enum RecallFormat {
     /// Numbered hits as prompt-ready text.
@@ -58,6 +59,7 @@ pub enum RecallFormat {
 
 /// Arguments of `ragdown_recall`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 pub struct RecallArgs {
     /// What to look for, in plain words or as an exact identifier (a command, a config key, a path).
@@ -83,6 +85,7 @@ pub struct RecallArgs {
 
 /// Arguments of `ragdown_read_doc`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 pub struct ReadDocArgs {
     /// A document path from a search hit (`ops/backups.md`), or a wikilink target such as `Backups`,
@@ -99,6 +102,7 @@ pub struct ReadDocArgs {
 
 /// Arguments of `ragdown_stats`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 pub struct StatsArgs {
     /// Also list every indexed file with its chunk count.
@@ -108,6 +112,7 @@ pub struct StatsArgs {
 
 /// Arguments of `ragdown_reindex`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 pub struct ReindexArgs {
     /// Drop the whole index and rebuild it from the files, instead of syncing what changed.
@@ -172,7 +177,10 @@ pub fn format_hit(scope: &Scope, hit: &Hit, max_chars: usize) -> String {
     let tags = if tags.is_empty() {
         String::new()
     } else {
-        format!(" [{}]", tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(" "))
+        format!(
+            " [{}]",
+            tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(" ")
+        )
     };
     let author = if chunk.created_by.is_empty() {
         String::new()
@@ -258,7 +266,11 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
         None => (raw, None),
     };
     check_relative(target)?;
-    let not_found = || ToolError::new(format!("no such document: {raw} (not a path, and no document by that name or alias)"));
+    let not_found = || {
+        ToolError::new(format!(
+            "no such document: {raw} (not a path, and no document by that name or alias)"
+        ))
+    };
     let path = resolve(scope, target).await?.ok_or_else(not_found)?;
     let abs = scope.engine.docs_dir.join(&path);
     let bytes = std::fs::read(&abs).map_err(|_| not_found())?;
@@ -282,7 +294,10 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
     let shown = scope.to_scope_path(&path);
     let mut notes = String::new();
     if shown != raw {
-        notes.push_str(&format!(", resolved from {}", serde_json::to_string(raw).unwrap_or_default()));
+        notes.push_str(&format!(
+            ", resolved from {}",
+            serde_json::to_string(raw).unwrap_or_default()
+        ));
     }
     let superseded = scope
         .engine

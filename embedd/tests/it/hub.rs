@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use embedd::model::ModelSource;
 use embedd::runtime::RuntimeOptions;
-use embedd::{registry, LocalEmbedder, LocalOptions, TextKind};
+use embedd::{LocalEmbedder, LocalOptions, TextKind, registry};
 
 use crate::minilm::cache_dir;
 
@@ -36,7 +36,9 @@ async fn serve_hub(root: PathBuf) -> (SocketAddr, Arc<Hub>) {
         root,
         requests: AtomicUsize::new(0),
     });
-    let app = axum::Router::new().route("/{*path}", axum::routing::get(file)).with_state(hub.clone());
+    let app = axum::Router::new()
+        .route("/{*path}", axum::routing::get(file))
+        .with_state(hub.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -82,7 +84,10 @@ async fn a_missing_model_is_downloaded_from_the_hub_layout_and_loads() {
         .filter(|n| n != "minilm")
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    let v = embedder.embed(vec!["How do I restore a backup?".into()], TextKind::Query).await.unwrap();
+    let v = embedder
+        .embed(vec!["How do I restore a backup?".into()], TextKind::Query)
+        .await
+        .unwrap();
     assert_eq!(v[0].len(), 384);
 }
 
@@ -99,5 +104,9 @@ async fn a_model_the_hub_does_not_have_fails_clearly_and_leaves_nothing() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("bge-small") && err.contains("404"), "{err}");
-    assert_eq!(std::fs::read_dir(models.path()).unwrap().count(), 0, "no partial download left");
+    assert_eq!(
+        std::fs::read_dir(models.path()).unwrap().count(),
+        0,
+        "no partial download left"
+    );
 }

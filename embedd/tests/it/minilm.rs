@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use embedd::model::ModelSource;
 use embedd::runtime::RuntimeOptions;
-use embedd::{registry, LocalEmbedder, LocalOptions, TextKind};
+use embedd::{LocalEmbedder, LocalOptions, TextKind, registry};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -31,7 +31,9 @@ pub fn cache_dir() -> PathBuf {
 fn start(threads: usize) -> LocalEmbedder {
     let cache = cache_dir();
     let source = ModelSource {
-        models_dir: std::env::var_os("RAGDOWN_MODELS").map(PathBuf::from).unwrap_or(cache.join("models")),
+        models_dir: std::env::var_os("RAGDOWN_MODELS")
+            .map(PathBuf::from)
+            .unwrap_or(cache.join("models")),
         hub_endpoint: "http://127.0.0.1:9".into(),
         allow_download: false,
         runtime: RuntimeOptions {
@@ -64,7 +66,11 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
 
     // One at a time, as the golden vectors were made.
     for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
-        let got = embedder.embed(vec![text.clone()], TextKind::Document).await.unwrap().remove(0);
+        let got = embedder
+            .embed(vec![text.clone()], TextKind::Document)
+            .await
+            .unwrap()
+            .remove(0);
         let diff = max_abs_diff(&got, expected);
         assert!(diff < 1e-4, "{text:?}: max abs diff {diff}");
         let norm = cosine(&got, &got).sqrt();
@@ -82,8 +88,14 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
     let question = &batch[0];
     let cos_answer = cosine(question, &batch[1]);
     let cos_unrelated = cosine(question, &batch[2]);
-    assert!((cos_answer - golden.cos_restore_question_vs_answer).abs() < 1e-4, "{cos_answer}");
-    assert!((cos_unrelated - golden.cos_question_vs_carbonara).abs() < 1e-4, "{cos_unrelated}");
+    assert!(
+        (cos_answer - golden.cos_restore_question_vs_answer).abs() < 1e-4,
+        "{cos_answer}"
+    );
+    assert!(
+        (cos_unrelated - golden.cos_question_vs_carbonara).abs() < 1e-4,
+        "{cos_unrelated}"
+    );
     assert!(cos_answer > cos_unrelated + 0.3);
 }
 
@@ -96,7 +108,11 @@ async fn a_missing_model_without_downloads_is_a_clear_error() {
         allow_download: false,
         runtime: RuntimeOptions::default(),
     };
-    let err = LocalEmbedder::start(registry::find("bge-small").unwrap(), &source, &LocalOptions::default()).unwrap_err();
+    let err =
+        LocalEmbedder::start(registry::find("bge-small").unwrap(), &source, &LocalOptions::default()).unwrap_err();
     let message = err.to_string();
-    assert!(message.contains("bge-small") && message.contains(&dir.path().display().to_string()), "{message}");
+    assert!(
+        message.contains("bge-small") && message.contains(&dir.path().display().to_string()),
+        "{message}"
+    );
 }

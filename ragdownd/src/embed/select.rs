@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use embedd::model::{self, ModelSource};
-use embedd::{registry, LocalEmbedder, LocalOptions};
+use embedd::{LocalEmbedder, LocalOptions, registry};
 
 use super::hash::HashEmbedder;
 use super::{EmbedError, SharedEmbedder};

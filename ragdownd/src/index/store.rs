@@ -16,8 +16,8 @@ use lancedb::arrow::arrow_array::{
     Array, ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
 };
 use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::index::Index;
+use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::OptimizeAction;
 use lancedb::{DistanceType, Table};
@@ -104,7 +104,16 @@ pub struct FileState {
 }
 
 const HIT_COLUMNS: &[&str] = &[
-    "id", "path", "title", "heading", "text", "tags", "created_by", "mtime_ms", "line_start", "line_end",
+    "id",
+    "path",
+    "title",
+    "heading",
+    "text",
+    "tags",
+    "created_by",
+    "mtime_ms",
+    "line_start",
+    "line_end",
 ];
 
 /// The chunk table.
@@ -208,7 +217,10 @@ impl Store {
             if self.count().await? == 0 {
                 return Ok(());
             }
-            let params = FtsIndexBuilder::code().index_operators(true).stem(true).with_position(true);
+            let params = FtsIndexBuilder::code()
+                .index_operators(true)
+                .stem(true)
+                .with_position(true);
             self.table
                 .create_index(&["search_text"], Index::FTS(params))
                 .execute()
@@ -278,7 +290,12 @@ impl Store {
                 out.push(DocumentInfo {
                     path: path.value(row).into(),
                     title: title.value(row).into(),
-                    aliases: aliases.value(row).split('\n').filter(|a| !a.is_empty()).map(str::to_string).collect(),
+                    aliases: aliases
+                        .value(row)
+                        .split('\n')
+                        .filter(|a| !a.is_empty())
+                        .map(str::to_string)
+                        .collect(),
                 });
             }
         }
@@ -306,7 +323,9 @@ impl Store {
             let col = strings(batch, "supersedes")?;
             for row in 0..batch.num_rows() {
                 for target in col.value(row).split('\n').filter(|s| !s.is_empty()) {
-                    map.entry(target.to_string()).or_default().push(path.value(row).to_string());
+                    map.entry(target.to_string())
+                        .or_default()
+                        .push(path.value(row).to_string());
                 }
             }
         }
@@ -358,7 +377,11 @@ impl Store {
         let mut search = self
             .table
             .query()
-            .full_text_search(FullTextSearchQuery::new(query.to_string()).with_column("search_text".into())?)
+            .full_text_search(
+                FullTextSearchQuery::new(query.to_string())
+                    .with_column("search_text".into())
+                    .map_err(|e| StoreError(e.to_string()))?,
+            )
             .select(Select::columns(&columns))
             .limit(limit);
         if let Some(filter) = filter {
@@ -372,14 +395,18 @@ impl Store {
                 let stored = vectors.value(row);
                 let stored = stored.as_primitive::<Float32Type>();
                 let similarity = stored.values().iter().zip(query_vector).map(|(a, b)| a * b).sum();
-                out.push(Candidate { similarity, ..candidate });
+                out.push(Candidate {
+                    similarity,
+                    ..candidate
+                });
             }
         }
         Ok(out)
     }
 
     fn to_batch(&self, rows: &[ChunkRow]) -> Result<RecordBatch> {
-        let text = |f: fn(&ChunkRow) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
+        let text =
+            |f: fn(&ChunkRow) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
         for row in rows {
             if row.vector.len() != self.dim {
                 return Err(StoreError(format!(

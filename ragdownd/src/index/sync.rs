@@ -93,7 +93,9 @@ pub struct Indexer {
 
 impl std::fmt::Debug for Indexer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Indexer").field("docs_dir", &self.shared.docs_dir).finish()
+        f.debug_struct("Indexer")
+            .field("docs_dir", &self.shared.docs_dir)
+            .finish()
     }
 }
 
@@ -196,7 +198,11 @@ impl Shared {
 
         let mut report = SyncReport::default();
         let on_disk: HashSet<&str> = listed.iter().map(|f| f.path.as_str()).collect();
-        let removed: Vec<String> = indexed.keys().filter(|p| !on_disk.contains(p.as_str())).cloned().collect();
+        let removed: Vec<String> = indexed
+            .keys()
+            .filter(|p| !on_disk.contains(p.as_str()))
+            .cloned()
+            .collect();
         report.removed = removed.len();
 
         let mut stale = Vec::new();
@@ -498,14 +504,27 @@ mod tests {
     fn listing_skips_dot_dirs_node_modules_symlinks_and_loose_files_in_folders_mode() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for path in ["ops/a.md", "ops/sub/b.markdown", ".hidden/c.md", "ops/node_modules/d.md", "loose.md", "ops/e.txt"] {
+        for path in [
+            "ops/a.md",
+            "ops/sub/b.markdown",
+            ".hidden/c.md",
+            "ops/node_modules/d.md",
+            "loose.md",
+            "ops/e.txt",
+        ] {
             let full = root.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, "# x").unwrap();
         }
         #[cfg(unix)]
         std::os::unix::fs::symlink(root.join("ops/a.md"), root.join("ops/link.md")).unwrap();
-        let names = |layout| -> Vec<String> { list_markdown(root, layout).unwrap().into_iter().map(|l| l.path).collect() };
+        let names = |layout| -> Vec<String> {
+            list_markdown(root, layout)
+                .unwrap()
+                .into_iter()
+                .map(|l| l.path)
+                .collect()
+        };
         assert_eq!(names(Layout::Folders), ["ops/a.md", "ops/sub/b.markdown"]);
         assert_eq!(names(Layout::Single), ["loose.md", "ops/a.md", "ops/sub/b.markdown"]);
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::sync::{is_markdown, Indexer};
+use super::sync::{Indexer, is_markdown};
 
 /// Quiet time before a sync runs.
 pub const DEBOUNCE: Duration = Duration::from_millis(750);
@@ -25,7 +25,9 @@ pub struct WatchHandle {
 
 impl std::fmt::Debug for WatchHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WatchHandle").field("native", &self._watcher.is_some()).finish()
+        f.debug_struct("WatchHandle")
+            .field("native", &self._watcher.is_some())
+            .finish()
     }
 }
 
@@ -47,7 +49,10 @@ pub fn is_relevant(rel: &Path) -> bool {
     {
         return false;
     }
-    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     is_markdown(&name) || rel.extension().is_none()
 }
 
@@ -76,7 +81,11 @@ pub fn watch(docs_dir: PathBuf, indexer: Indexer) -> WatchHandle {
     let native = match watcher {
         Ok(watcher) => Some(watcher),
         Err(err) => {
-            tracing::warn!("cannot watch {}: {err}; polling every {}s instead", docs_dir.display(), POLL_EVERY.as_secs());
+            tracing::warn!(
+                "cannot watch {}: {err}; polling every {}s instead",
+                docs_dir.display(),
+                POLL_EVERY.as_secs()
+            );
             None
         }
     };

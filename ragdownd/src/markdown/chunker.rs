@@ -27,9 +27,8 @@ pub const MAX_CHUNK_CHARS: usize = 1500;
 pub const HEADING_SEPARATOR: &str = " \u{203a} ";
 
 /// An ATX heading outside fenced code: its `#`s and its name without closing `#`s.
-static HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$").expect("valid heading regex")
-});
+static HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$").expect("valid heading regex"));
 
 /// One heading-scoped piece of a document: what is embedded, stored and returned by a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,11 +86,7 @@ pub fn chunk_document(path: &str, source: &str) -> Document {
     if chunks.is_empty() {
         chunks.push(fallback_chunk(&lines, body_start, &title));
     }
-    Document {
-        title,
-        chunks,
-        meta,
-    }
+    Document { title, chunks, meta }
 }
 
 /// The title and heading path as one line, without repeating the title when the heading path
@@ -135,11 +130,7 @@ fn fallback_chunk(lines: &[&str], body_start: usize, title: &str) -> Chunk {
 /// The file name without its extension, as Node's `basename(p, extname(p))` gives it: a leading
 /// dot is part of the name, not an extension.
 fn file_stem(path: &str) -> String {
-    let name = path
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default();
+    let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
     match name.rfind('.') {
         Some(dot) if dot > 0 => name[..dot].to_owned(),
         _ => name.to_owned(),
@@ -331,18 +322,9 @@ fn hard_split(paragraph: Piece, max_chars: usize) -> Vec<Piece> {
 
 /// Starts the empty `open` piece with `line`, first emitting `max_chars`-long cuts of it while it
 /// is too long to fit whole.
-fn push_cut_line(
-    out: &mut Vec<Piece>,
-    open: &mut Piece,
-    mut line: &str,
-    mut line_chars: usize,
-    max_chars: usize,
-) {
+fn push_cut_line(out: &mut Vec<Piece>, open: &mut Piece, mut line: &str, mut line_chars: usize, max_chars: usize) {
     while line_chars > max_chars {
-        let cut = line
-            .char_indices()
-            .nth(max_chars)
-            .map_or(line.len(), |(at, _)| at);
+        let cut = line.char_indices().nth(max_chars).map_or(line.len(), |(at, _)| at);
         out.push(Piece {
             text: line[..cut].to_owned(),
             chars: max_chars,
@@ -361,29 +343,18 @@ mod tests {
     use super::*;
 
     const BACKUPS: &str = include_str!("../../tests/data/chunker/chunk-backups.md");
-    const BACKUPS_EXPECTED: &str =
-        include_str!("../../tests/data/chunker/chunk-backups.expected.json");
+    const BACKUPS_EXPECTED: &str = include_str!("../../tests/data/chunker/chunk-backups.expected.json");
 
     /// `(heading, text, line_start, line_end)` for each chunk.
     fn rows(doc: &Document) -> Vec<(&str, &str, usize, usize)> {
         doc.chunks
             .iter()
-            .map(|c| {
-                (
-                    c.heading.as_str(),
-                    c.text.as_str(),
-                    c.line_start,
-                    c.line_end,
-                )
-            })
+            .map(|c| (c.heading.as_str(), c.text.as_str(), c.line_start, c.line_end))
             .collect()
     }
 
     fn lines_of(doc: &Document) -> Vec<(usize, usize)> {
-        doc.chunks
-            .iter()
-            .map(|c| (c.line_start, c.line_end))
-            .collect()
+        doc.chunks.iter().map(|c| (c.line_start, c.line_end)).collect()
     }
 
     fn chars(text: &str) -> usize {
@@ -408,11 +379,7 @@ mod tests {
         let headings: Vec<&str> = doc.chunks.iter().map(|c| c.heading.as_str()).collect();
         assert_eq!(
             headings,
-            [
-                "Backups",
-                "Backups › Restore",
-                "Backups › Restore › Replication"
-            ]
+            ["Backups", "Backups › Restore", "Backups › Restore › Replication"]
         );
         let indices: Vec<usize> = doc.chunks.iter().map(|c| c.index).collect();
         assert_eq!(indices, [0, 1, 2]);
@@ -450,10 +417,7 @@ mod tests {
     fn a_fence_is_one_paragraph_and_hides_headings() {
         let source = "## Script\n```sh\n# not a heading\n\necho hi\n```";
         let doc = chunk_document("x.md", source);
-        assert_eq!(
-            rows(&doc),
-            [("Script", "```sh\n# not a heading\n\necho hi\n```", 2, 6)]
-        );
+        assert_eq!(rows(&doc), [("Script", "```sh\n# not a heading\n\necho hi\n```", 2, 6)]);
         assert_eq!(doc.title, "x", "a `#` line in a fence is not the first H1");
     }
 
@@ -477,10 +441,7 @@ mod tests {
         let doc = chunk_document("x.md", source);
         assert_eq!(
             rows(&doc),
-            [
-                ("", "````\n```\n# inside\n\n````", 1, 5),
-                ("Out", "x", 7, 7)
-            ]
+            [("", "````\n```\n# inside\n\n````", 1, 5), ("Out", "x", 7, 7)]
         );
     }
 
@@ -517,10 +478,7 @@ mod tests {
         let doc = chunk_document("x.md", &format!("{a}\n\n{b}\n\n{c}"));
         assert_eq!(
             rows(&doc),
-            [
-                ("", format!("{a}\n\n{b}").as_str(), 1, 3),
-                ("", c.as_str(), 5, 5)
-            ]
+            [("", format!("{a}\n\n{b}").as_str(), 1, 3), ("", c.as_str(), 5, 5)]
         );
     }
 
@@ -537,9 +495,7 @@ mod tests {
 
     #[test]
     fn a_long_paragraph_is_cut_at_line_boundaries() {
-        let lines: Vec<String> = (0..30)
-            .map(|i| format!("{i:02}{}", "y".repeat(97)))
-            .collect();
+        let lines: Vec<String> = (0..30).map(|i| format!("{i:02}{}", "y".repeat(97))).collect();
         let doc = chunk_document("x.md", &lines.join("\n"));
         assert_eq!(lines_of(&doc), [(1, 15), (16, 30)]);
         assert_eq!(doc.chunks[0].text, lines[..15].join("\n"));
@@ -656,46 +612,25 @@ mod tests {
     #[test]
     fn title_precedence() {
         let title = |path: &str, source: &str| chunk_document(path, source).title;
-        assert_eq!(
-            title("x.md", "---\ntitle: 'Single'\n---\n# H1\nx"),
-            "Single"
-        );
-        assert_eq!(
-            title("x.md", "---\ntitle: \"Double\"\n---\n# H1\nx"),
-            "Double"
-        );
-        assert_eq!(
-            title("x.md", "---\ntitle:  Plain words  \n---\n# H1\nx"),
-            "Plain words"
-        );
+        assert_eq!(title("x.md", "---\ntitle: 'Single'\n---\n# H1\nx"), "Single");
+        assert_eq!(title("x.md", "---\ntitle: \"Double\"\n---\n# H1\nx"), "Double");
+        assert_eq!(title("x.md", "---\ntitle:  Plain words  \n---\n# H1\nx"), "Plain words");
         assert_eq!(title("x.md", "---\ntitle: \"\"\n---\n# H1\nx"), "H1");
-        assert_eq!(
-            title("x.md", "---\ntags: [a]\n---\n## Sub\n# First\n# Second"),
-            "First"
-        );
+        assert_eq!(title("x.md", "---\ntags: [a]\n---\n## Sub\n# First\n# Second"), "First");
         assert_eq!(title("notes/todo-list.md", "Just text."), "todo-list");
         assert_eq!(title("a.tar.md", "x"), "a.tar");
         assert_eq!(title("dir/.hidden", "x"), ".hidden");
         // Read by regex, so a title survives YAML that does not parse.
-        assert_eq!(
-            title("x.md", "---\ntitle: Broken\ntags: [a\n---\n# H1"),
-            "Broken"
-        );
+        assert_eq!(title("x.md", "---\ntitle: Broken\ntags: [a\n---\n# H1"), "Broken");
     }
 
     #[test]
     fn breadcrumb_cases() {
         assert_eq!(breadcrumb("Backups", ""), "Backups");
         assert_eq!(breadcrumb("Backups", "Backups"), "Backups");
-        assert_eq!(
-            breadcrumb("Backups", "Backups › Restore"),
-            "Backups › Restore"
-        );
+        assert_eq!(breadcrumb("Backups", "Backups › Restore"), "Backups › Restore");
         assert_eq!(breadcrumb("Runbook", "Restore"), "Runbook › Restore");
-        assert_eq!(
-            breadcrumb("Back", "Backups › Restore"),
-            "Back › Backups › Restore"
-        );
+        assert_eq!(breadcrumb("Back", "Backups › Restore"), "Back › Backups › Restore");
     }
 
     #[test]
@@ -715,10 +650,7 @@ mod tests {
     fn document_meta_is_the_same_as_read_document_meta() {
         let source = "---\ntags: [Ops]\nsupersedes: old.md\n---\n# T\n\nText #inline.";
         let doc = chunk_document("notes/new.md", source);
-        assert_eq!(
-            doc.meta,
-            frontmatter::read_document_meta("notes/new.md", source)
-        );
+        assert_eq!(doc.meta, frontmatter::read_document_meta("notes/new.md", source));
         assert_eq!(doc.meta.tags, ["ops", "inline"]);
         assert_eq!(doc.meta.supersedes, ["notes/old.md"]);
     }

@@ -22,20 +22,17 @@ static FRONT_END: LazyLock<Regex> =
 
 /// A `title:` line. Read by regex rather than YAML, as the original does, so a title survives
 /// front matter that is otherwise not valid YAML.
-static TITLE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^title:\s*(.+?)\s*$").expect("valid title regex"));
+static TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^title:\s*(.+?)\s*$").expect("valid title regex"));
 
 /// An inline `#tag` in prose: at the start of the line or after whitespace.
 static INLINE_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:^|\s)#([\p{L}\p{N}_\-/]+)").expect("valid inline tag regex"));
 
 /// What a tag may consist of, after normalisation.
-static TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[\p{L}\p{N}_\-/]+$").expect("valid tag regex"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[\p{L}\p{N}_\-/]+$").expect("valid tag regex"));
 
 /// Digits and slashes only: `#123` and `#2024/10` are issue numbers and dates, not tags.
-static NUMERIC_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[\p{N}/]+$").expect("valid numeric tag regex"));
+static NUMERIC_TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[\p{N}/]+$").expect("valid numeric tag regex"));
 
 /// The front matter block of a document, as found by [`split_frontmatter`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,9 +74,7 @@ pub fn split_frontmatter(lines: &[&str]) -> Option<Frontmatter> {
     if trim_js(lines.first()?) != "---" {
         return None;
     }
-    let end = 1 + lines[1..]
-        .iter()
-        .position(|line| FRONT_END.is_match(line))?;
+    let end = 1 + lines[1..].iter().position(|line| FRONT_END.is_match(line))?;
     let inner = &lines[1..end];
     Some(Frontmatter {
         yaml: inner.join("\n"),
@@ -98,11 +93,7 @@ pub fn read_document_meta(path: &str, source: &str) -> DocumentMeta {
 
 /// [`read_document_meta`] for a caller that has already split the lines and found the front
 /// matter, so the chunker reads each file once.
-pub(crate) fn document_meta(
-    path: &str,
-    lines: &[&str],
-    front: Option<&Frontmatter>,
-) -> DocumentMeta {
+pub(crate) fn document_meta(path: &str, lines: &[&str], front: Option<&Frontmatter>) -> DocumentMeta {
     let yaml = front.map_or(Value::Null, |front| parse_yaml(path, &front.yaml));
     let body = lines
         .get(front.map_or(0, |front| front.body_start)..)
@@ -145,10 +136,7 @@ fn read_title(front: &[&str]) -> Option<String> {
 /// Strips one pair of matching single or double quotes around the whole value.
 fn unquote(value: &str) -> &str {
     for quote in ['"', '\''] {
-        if let Some(inner) = value
-            .strip_prefix(quote)
-            .and_then(|rest| rest.strip_suffix(quote))
-        {
+        if let Some(inner) = value.strip_prefix(quote).and_then(|rest| rest.strip_suffix(quote)) {
             return inner;
         }
     }
@@ -177,9 +165,7 @@ fn scalar(value: Option<&Value>) -> Option<String> {
 }
 
 fn trimmed_scalar(value: Option<&Value>) -> String {
-    scalar(value)
-        .map(|text| trim_js(&text).to_owned())
-        .unwrap_or_default()
+    scalar(value).map(|text| trim_js(&text).to_owned()).unwrap_or_default()
 }
 
 /// A key that holds a list or a single scalar, as trimmed non-empty strings. A scalar is split on
@@ -234,19 +220,12 @@ fn inline_tags(body: &[&str]) -> Vec<String> {
     let mut fences = Fences::default();
     let mut found = Vec::new();
     for line in body {
-        let is_code = fences.observe(line)
-            || fences.is_open()
-            || line.starts_with("    ")
-            || line.starts_with('\t');
+        let is_code = fences.observe(line) || fences.is_open() || line.starts_with("    ") || line.starts_with('\t');
         if is_code {
             continue;
         }
         let prose = strip_code_spans(line);
-        found.extend(
-            INLINE_TAG
-                .captures_iter(&prose)
-                .map(|caps| caps[1].to_owned()),
-        );
+        found.extend(INLINE_TAG.captures_iter(&prose).map(|caps| caps[1].to_owned()));
     }
     found
 }
@@ -329,10 +308,7 @@ fn resolve_relative(doc_path: &str, entry: &str) -> Option<String> {
 /// The items in first-seen order, without repeats.
 fn unique(items: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut seen = HashSet::new();
-    items
-        .into_iter()
-        .filter(|item| seen.insert(item.clone()))
-        .collect()
+    items.into_iter().filter(|item| seen.insert(item.clone())).collect()
 }
 
 #[cfg(test)]
@@ -348,11 +324,7 @@ mod tests {
     }
 
     fn supersedes(path: &str, value: &str) -> Vec<String> {
-        read_document_meta(
-            path,
-            &format!("---\ntitle: New\n{value}\n---\n\n# New\n\nText."),
-        )
-        .supersedes
+        read_document_meta(path, &format!("---\ntitle: New\n{value}\n---\n\n# New\n\nText.")).supersedes
     }
 
     #[test]
@@ -372,8 +344,7 @@ mod tests {
     fn split_ends_at_three_dots_or_dashes_with_trailing_space() {
         let front = split_frontmatter(&["---", "a: 1", "...", "x"]).expect("front matter");
         assert_eq!((front.body_start, front.title), (3, None));
-        let front =
-            split_frontmatter(&["---", "a: 1", "--- x", "---  ", "x"]).expect("front matter");
+        let front = split_frontmatter(&["---", "a: 1", "--- x", "---  ", "x"]).expect("front matter");
         assert_eq!(front.body_start, 4, "`--- x` does not close it");
         assert!(split_frontmatter(&["\u{feff}---", "title: B", "---"]).is_some());
     }
@@ -388,13 +359,7 @@ mod tests {
 
     #[test]
     fn the_last_top_level_title_wins() {
-        let front = split_frontmatter(&[
-            "---",
-            "title: One",
-            "  title: Nested",
-            "title: 'Two'",
-            "---",
-        ]);
+        let front = split_frontmatter(&["---", "title: One", "  title: Nested", "title: 'Two'", "---"]);
         assert_eq!(front.and_then(|f| f.title).as_deref(), Some("Two"));
     }
 
@@ -405,10 +370,7 @@ mod tests {
             ["ops", "infra/db"]
         );
         assert_eq!(tags("---\ntags: [B, a]\n---\n"), ["b", "a"]);
-        assert_eq!(
-            tags("---\ntags: one, two three\n---\n"),
-            ["one", "two", "three"]
-        );
+        assert_eq!(tags("---\ntags: one, two three\n---\n"), ["one", "two", "three"]);
         assert_eq!(tags("---\ntags: \"#x #y\"\n---\n"), ["x", "y"]);
     }
 
@@ -456,10 +418,7 @@ mod tests {
 
     #[test]
     fn tag_normalisation() {
-        assert_eq!(
-            normalise_tag("##Project/Alpha//").as_deref(),
-            Some("project/alpha")
-        );
+        assert_eq!(normalise_tag("##Project/Alpha//").as_deref(), Some("project/alpha"));
         assert_eq!(normalise_tag(" Ünïcödé ").as_deref(), Some("ünïcödé"));
         assert_eq!(normalise_tag("has space"), None);
         assert_eq!(normalise_tag("dot.ted"), None);
@@ -474,42 +433,26 @@ mod tests {
         assert_eq!(strip_code_spans("`` `"), "  `", "`` is an empty span");
         assert_eq!(strip_code_spans("`#open #tag"), "`#open #tag");
         assert_eq!(strip_code_spans("é`#x`é"), "é é");
-        assert!(matches!(
-            strip_code_spans("no code"),
-            Cow::Borrowed("no code")
-        ));
+        assert!(matches!(strip_code_spans("no code"), Cow::Borrowed("no code")));
     }
 
     #[test]
     fn aliases_from_a_list_or_one_whole_scalar() {
         let source = "---\naliases:\n  - Elephant\n  - \"The DB\"\n  - Elephant\n  - ''\n---\n";
         assert_eq!(meta(source).aliases, ["Elephant", "The DB"]);
-        assert_eq!(
-            meta("---\naliases: Big, Old Name\n---\n").aliases,
-            ["Big, Old Name"]
-        );
+        assert_eq!(meta("---\naliases: Big, Old Name\n---\n").aliases, ["Big, Old Name"]);
         assert_eq!(meta("---\naliases: [2024]\n---\n").aliases, ["2024"]);
         // A custom YAML tag does not hide the value under it.
         assert_eq!(meta("---\naliases: !old [A]\n---\n").aliases, ["A"]);
         assert_eq!(meta("---\ntags: !t x, y\n---\n").tags, ["x", "y"]);
-        assert_eq!(
-            meta("aliases: [not front matter]").aliases,
-            Vec::<String>::new()
-        );
+        assert_eq!(meta("aliases: [not front matter]").aliases, Vec::<String>::new());
     }
 
     #[test]
     fn description_is_one_line() {
-        assert_eq!(
-            meta("---\ndescription: One   line.\n---\n").description,
-            "One line."
-        );
-        let folded =
-            "---\ndescription: >\n  First part\n  second part.\n\n  After a gap.\ntags: [a]\n---\n";
-        assert_eq!(
-            meta(folded).description,
-            "First part second part. After a gap."
-        );
+        assert_eq!(meta("---\ndescription: One   line.\n---\n").description, "One line.");
+        let folded = "---\ndescription: >\n  First part\n  second part.\n\n  After a gap.\ntags: [a]\n---\n";
+        assert_eq!(meta(folded).description, "First part second part. After a gap.");
         let literal = "---\ndescription: |\n  Line one\n  line two\n---\n";
         assert_eq!(meta(literal).description, "Line one line two");
         assert_eq!(meta("---\ndescription: [a, b]\n---\n").description, "");
@@ -523,18 +466,12 @@ mod tests {
         assert_eq!(found.session, "min-agent:7");
 
         let empty = meta("---\ncreated_by:\nsession: ''\n---\nx");
-        assert_eq!(
-            (empty.created_by.as_str(), empty.session.as_str()),
-            ("", "")
-        );
+        assert_eq!((empty.created_by.as_str(), empty.session.as_str()), ("", ""));
     }
 
     #[test]
     fn supersedes_forms() {
-        assert_eq!(
-            supersedes("notes/new.md", "supersedes: old.md"),
-            ["notes/old.md"]
-        );
+        assert_eq!(supersedes("notes/new.md", "supersedes: old.md"), ["notes/old.md"]);
         assert_eq!(
             supersedes("notes/new.md", "supersedes: [old.md, \"older.md\"]"),
             ["notes/old.md", "notes/older.md"]
@@ -591,11 +528,7 @@ mod tests {
         ];
         for source in broken {
             let found = meta(source);
-            assert_eq!(
-                found.tags,
-                ["inline"],
-                "{source:?}: body tags are still read"
-            );
+            assert_eq!(found.tags, ["inline"], "{source:?}: body tags are still read");
             assert_eq!(
                 DocumentMeta {
                     tags: Vec::new(),

@@ -13,8 +13,7 @@ pub mod chunker;
 pub mod frontmatter;
 
 pub use chunker::{
-    CHUNKER_VERSION, Chunk, Document, HEADING_SEPARATOR, MAX_CHUNK_CHARS, breadcrumb,
-    chunk_document, embedding_text,
+    CHUNKER_VERSION, Chunk, Document, HEADING_SEPARATOR, MAX_CHUNK_CHARS, breadcrumb, chunk_document, embedding_text,
 };
 pub use frontmatter::{DocumentMeta, Frontmatter, read_document_meta, split_frontmatter};
 
@@ -102,19 +101,13 @@ mod tests {
         let mut fences = Fences::default();
         assert!(fences.observe("````js"));
         assert!(fences.is_open());
-        assert!(
-            fences.observe("```"),
-            "a shorter marker is still a marker line"
-        );
+        assert!(fences.observe("```"), "a shorter marker is still a marker line");
         assert!(fences.is_open(), "but it does not close a longer fence");
         assert!(fences.observe("~~~~~"));
         assert!(fences.is_open(), "tildes never close a backtick fence");
         assert!(fences.observe("   `````"));
         assert!(!fences.is_open());
-        assert!(
-            !fences.observe("    ```"),
-            "four spaces of indent is not a fence"
-        );
+        assert!(!fences.observe("    ```"), "four spaces of indent is not a fence");
         assert!(!fences.observe("``"));
         assert!(!fences.is_open());
     }

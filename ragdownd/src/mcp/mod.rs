@@ -207,7 +207,10 @@ impl ServerHandler for RagdownServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.map(serde_json::Value::Object).unwrap_or(serde_json::Value::Null);
+        let arguments = request
+            .arguments
+            .map(serde_json::Value::Object)
+            .unwrap_or(serde_json::Value::Null);
         let result = match self.call(&request.name, arguments).await? {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(err) => CallToolResult::error(vec![ContentBlock::text(err.0)]),

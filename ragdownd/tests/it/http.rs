@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use ragdownd::config::{Cli, Config};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::support::{expected, fixture, write};
 
@@ -28,8 +28,16 @@ const TOKEN: &str = "s3cret-token";
 async fn start() -> Server {
     let docs = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    write(docs.path(), "ops/backups.md", &std::fs::read_to_string(fixture("http-ops-backups.md")).unwrap());
-    write(docs.path(), "ops/.ragdown.json", &std::fs::read_to_string(fixture("http-ops-ragdown.json")).unwrap());
+    write(
+        docs.path(),
+        "ops/backups.md",
+        &std::fs::read_to_string(fixture("http-ops-backups.md")).unwrap(),
+    );
+    write(
+        docs.path(),
+        "ops/.ragdown.json",
+        &std::fs::read_to_string(fixture("http-ops-ragdown.json")).unwrap(),
+    );
     write(docs.path(), "private/secret.md", "# Secret\n\nNot served over MCP.");
     write(docs.path(), "loose.md", "# Loose\n\nListed, not indexed.");
     let cli = Cli::try_parse_from([
@@ -63,7 +71,12 @@ async fn start() -> Server {
 }
 
 /// A blocking HTTP call on a worker thread: (status, headers' keep-alive, body).
-async fn http(method: &'static str, url: String, token: Option<&'static str>, body: Option<Value>) -> (u16, String, String) {
+async fn http(
+    method: &'static str,
+    url: String,
+    token: Option<&'static str>,
+    body: Option<Value>,
+) -> (u16, String, String) {
     tokio::task::spawn_blocking(move || {
         let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
         let mut response = match (method, body) {
@@ -122,7 +135,11 @@ async fn status_counts_only_folder_documents_and_says_keep_alive() {
     let status = wait_ready(&server).await;
     let subset = &expected()["http_status_subset"];
     assert_eq!(status["name"], subset["name"]);
-    assert_eq!((status["files"].as_u64(), status["chunks"].as_u64()), (Some(2), Some(2)), "{status}");
+    assert_eq!(
+        (status["files"].as_u64(), status["chunks"].as_u64()),
+        (Some(2), Some(2)),
+        "{status}"
+    );
     assert_eq!(status["settings"]["text_limit"], subset["settings"]["text_limit"]);
     let (_, keep_alive, _) = http("GET", format!("{}/api/status", server.base), None, None).await;
     assert_eq!(keep_alive, expected()["http_keep_alive_header"]);
@@ -134,13 +151,28 @@ async fn mcp_needs_the_token_and_a_folder_with_mcp_on() {
     wait_ready(&server).await;
     let (status, _, body) = http("POST", format!("{}/mcp/ops", server.base), None, Some(initialize())).await;
     assert_eq!((status, body.as_str()), (401, r#"{"error":"Unauthorized"}"#));
-    let (status, _, _) = http("POST", format!("{}/mcp/ops", server.base), Some("wrong"), Some(initialize())).await;
+    let (status, _, _) = http(
+        "POST",
+        format!("{}/mcp/ops", server.base),
+        Some("wrong"),
+        Some(initialize()),
+    )
+    .await;
     assert_eq!(status, 401);
     let (status, _, body) = http("POST", format!("{}/mcp", server.base), Some(TOKEN), Some(initialize())).await;
     assert_eq!(status, 404);
-    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected()["http_bare_mcp_404_body"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        expected()["http_bare_mcp_404_body"]
+    );
     for folder in ["private", "missing", ".git"] {
-        let (status, _, body) = http("POST", format!("{}/mcp/{folder}", server.base), Some(TOKEN), Some(initialize())).await;
+        let (status, _, body) = http(
+            "POST",
+            format!("{}/mcp/{folder}", server.base),
+            Some(TOKEN),
+            Some(initialize()),
+        )
+        .await;
         assert_eq!((status, body.as_str()), (404, r#"{"error":"Not found"}"#), "{folder}");
     }
 }
@@ -154,7 +186,12 @@ async fn a_folder_is_an_mcp_server_with_folder_relative_paths() {
     assert_eq!(status, 200, "{body}");
     let init: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(init["result"]["serverInfo"]["name"], expected()["http_mcp_server_name"]);
-    assert!(init["result"]["instructions"].as_str().unwrap().contains("the \"Operations\" folder"));
+    assert!(
+        init["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("the \"Operations\" folder")
+    );
 
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "ragdown_recall", "arguments": {"query": "pg_restore postgres"}}});
@@ -162,6 +199,9 @@ async fn a_folder_is_an_mcp_server_with_folder_relative_paths() {
     assert_eq!(status, 200, "{body}");
     let result: Value = serde_json::from_str(&body).unwrap();
     let text = result["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("[1] backups.md:5-5 — Backups › Restore (similarity "), "{text}");
+    assert!(
+        text.starts_with("[1] backups.md:5-5 — Backups › Restore (similarity "),
+        "{text}"
+    );
     assert!(!text.contains("secret"), "another folder's document leaked: {text}");
 }

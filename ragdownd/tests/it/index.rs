@@ -59,7 +59,8 @@ async fn sync_touches_only_what_changed() {
     let bytes = std::fs::read(&a).unwrap();
     std::fs::write(&a, &bytes).unwrap();
     let file = std::fs::File::options().write(true).open(&a).unwrap();
-    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
     let report = settle(&engine).await;
     assert_eq!((counts(&report), report.chunks), ((0, 0, 0, 2), 0), "{report:?}");
 
@@ -82,7 +83,11 @@ async fn concurrent_sync_requests_share_one_follow_up() {
         let engine = engine.clone();
         tokio::spawn(async move { engine.indexer.sync(false).await.unwrap() })
     });
-    let reports: Vec<SyncReport> = futures::future::join_all(calls).await.into_iter().map(Result::unwrap).collect();
+    let reports: Vec<SyncReport> = futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
     let mut distinct = reports.clone();
     distinct.dedup();
     distinct.sort_by_key(|r| (r.added, r.unchanged, r.ms));
@@ -156,7 +161,10 @@ async fn a_different_embedder_rebuilds_the_index() {
     assert_eq!(engine.store().dim(), 8);
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(data.path().join("meta.json")).unwrap()).unwrap();
-    assert_eq!((meta["embedder"].as_str(), meta["dim"].as_u64()), (Some("tiny-8"), Some(8)));
+    assert_eq!(
+        (meta["embedder"].as_str(), meta["dim"].as_u64()),
+        (Some("tiny-8"), Some(8))
+    );
     let hits = search::search(
         engine.store(),
         &TinyEmbedder,
@@ -174,9 +182,18 @@ async fn a_different_embedder_rebuilds_the_index() {
 #[tokio::test(flavor = "multi_thread")]
 async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
     let docs = docs(&[
-        ("ops/restore.md", "---\ntags: [db/postgres]\n---\n# Restore\n\nRun `pg_restore --jobs=4` on the host."),
-        ("ops/tune.md", "---\ntags: [db]\n---\n# Tuning\n\nRaise max_batch_tokens to 2048 for long documents."),
-        ("notes/misc.md", "# Misc\n\nRestore the plants on Sunday; pg and restore are words."),
+        (
+            "ops/restore.md",
+            "---\ntags: [db/postgres]\n---\n# Restore\n\nRun `pg_restore --jobs=4` on the host.",
+        ),
+        (
+            "ops/tune.md",
+            "---\ntags: [db]\n---\n# Tuning\n\nRaise max_batch_tokens to 2048 for long documents.",
+        ),
+        (
+            "notes/misc.md",
+            "# Misc\n\nRestore the plants on Sunday; pg and restore are words.",
+        ),
     ]);
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
@@ -210,5 +227,13 @@ async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
     // `db` matches `db/postgres` (a sub-tag) and `db`; `db/postgres` matches only the first.
     let hits = run("tokens restore", "", Some("#DB/postgres/")).await;
     assert_eq!(hits[0].chunk.path, "ops/restore.md");
-    assert_eq!(Store::open(&data.path().join("lance"), 384, false).await.unwrap().count().await.unwrap(), 3);
+    assert_eq!(
+        Store::open(&data.path().join("lance"), 384, false)
+            .await
+            .unwrap()
+            .count()
+            .await
+            .unwrap(),
+        3
+    );
 }
