@@ -1,1 +1,289 @@
-fn main() {}
+//! `ragdown-bench`: end-to-end workloads with their numbers, run against the real library code.
+//!
+//! `index` times a full first index of a docs dir (fresh data dir each run), a no-op re-sync, and
+//! the search path behind `ragdown_recall` (query embedding + dense + BM25 + fusion), and reports
+//! medians over runs with the machine it ran on. Results are printed as one JSON object; commit
+//! them under `bench/results/` with the command that made them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use embedd::LocalOptions;
+use embedd::model::ModelSource;
+use embedd::runtime::RuntimeOptions;
+use ragdownd::embed::SharedEmbedder;
+use ragdownd::embed::select::{self, EmbedderChoice};
+use ragdownd::engine::{Engine, EngineOptions};
+use ragdownd::index::sync::Layout;
+use ragdownd::search::{self, SearchRequest};
+use serde_json::json;
+
+#[derive(Debug, Parser)]
+#[command(name = "ragdown-bench", about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// First index, no-op re-sync and search latency over a docs dir.
+    Index {
+        /// The Markdown to index (every file under it, as `stdio` does).
+        #[arg(long)]
+        docs: PathBuf,
+        /// The embedder: minilm, hash, ...
+        #[arg(long, default_value = "minilm")]
+        embedder: String,
+        /// Full index runs (each into a fresh data dir); the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// A file of queries, one per line [default: a built-in set for the example vault].
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// Times each query is run.
+        #[arg(long, default_value_t = 5)]
+        query_reps: usize,
+        /// ONNX Runtime threads [default: half the cores].
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Also copy the docs this many times (into subdirectories) to make a bigger corpus.
+        #[arg(long, default_value_t = 1)]
+        copies: usize,
+    },
+}
+
+/// Queries for the example vault: paraphrases and identifiers.
+const VAULT_QUERIES: &[&str] = &[
+    "How do I undo a release that broke production?",
+    "bring the database back to how it was at a certain moment yesterday",
+    "consumers are falling behind and messages pile up",
+    "how often do we change passwords and access keys?",
+    "pg_stat_archiver",
+    "kafka-consumer-groups.sh",
+    "who decides the severity of an incident",
+    "why did we stop using nightly pg_dump",
+    "max_batch_tokens",
+    "what did the platform team discuss about Black Friday",
+];
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("RAGDOWN_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("ragdown")))
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/ragdown"))
+}
+
+fn embedder(name: &str, threads: Option<usize>) -> anyhow::Result<SharedEmbedder> {
+    let cache = cache_dir();
+    let mut local = LocalOptions::default();
+    if let Some(threads) = threads {
+        local.threads = threads;
+    }
+    let choice = EmbedderChoice {
+        name: Some(name.to_string()),
+        source: ModelSource {
+            models_dir: std::env::var_os("RAGDOWN_MODELS")
+                .map(PathBuf::from)
+                .unwrap_or(cache.join("models")),
+            hub_endpoint: embedd::hub::DEFAULT_ENDPOINT.into(),
+            allow_download: false,
+            runtime: RuntimeOptions {
+                explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
+                cache_dir: Some(cache),
+            },
+        },
+        local,
+    };
+    Ok(select::select(&choice)?)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
+    values[rank.saturating_sub(1).min(values.len() - 1)]
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn machine() -> serde_json::Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_default();
+    json!({
+        "cpu": cpu,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+    })
+}
+
+fn copy_docs(from: &Path, to: &Path, copies: usize) -> anyhow::Result<()> {
+    for copy in 0..copies {
+        let target = if copies == 1 {
+            to.to_path_buf()
+        } else {
+            to.join(format!("copy-{copy:04}"))
+        };
+        for entry in walkdir::WalkDir::new(from).into_iter().flatten() {
+            let rel = entry.path().strip_prefix(from)?;
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(target.join(rel))?;
+            } else if entry.file_type().is_file() {
+                std::fs::copy(entry.path(), target.join(rel))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn bench_index(
+    docs: PathBuf,
+    embedder_name: String,
+    runs: usize,
+    queries: Option<PathBuf>,
+    query_reps: usize,
+    threads: Option<usize>,
+    copies: usize,
+) -> anyhow::Result<serde_json::Value> {
+    let queries: Vec<String> = match queries {
+        Some(path) => std::fs::read_to_string(&path)
+            .with_context(|| path.display().to_string())?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => VAULT_QUERIES.iter().map(|q| q.to_string()).collect(),
+    };
+    let work = tempfile::tempdir()?;
+    let corpus = work.path().join("docs");
+    copy_docs(&docs, &corpus, copies.max(1))?;
+
+    let loading = Instant::now();
+    let name = embedder_name.clone();
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads)).await??;
+    let load_ms = loading.elapsed().as_secs_f64() * 1000.0;
+
+    let mut index_ms = Vec::new();
+    let mut chunks_per_s = Vec::new();
+    let mut noop_ms = Vec::new();
+    let mut chunks = 0;
+    let mut files = 0;
+    let mut last_engine: Option<Arc<Engine>> = None;
+    for run in 0..runs.max(1) {
+        let data = work.path().join(format!("data-{run}"));
+        let engine = Engine::open(
+            EngineOptions {
+                docs_dir: corpus.clone(),
+                data_dir: data,
+                layout: Layout::Single,
+                watch: false,
+                sync_on_open: false,
+            },
+            embedder.clone(),
+        )
+        .await?;
+        let started = Instant::now();
+        let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        chunks = report.chunks;
+        files = report.added;
+        index_ms.push(ms);
+        chunks_per_s.push(report.chunks as f64 / (ms / 1000.0));
+        let started = Instant::now();
+        let noop = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            noop.chunks == 0 && noop.unchanged == files,
+            "the re-sync was not a no-op: {noop:?}"
+        );
+        noop_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        eprintln!(
+            "run {run}: {chunks} chunks in {ms:.0} ms ({:.1} chunks/s)",
+            chunks_per_s.last().unwrap()
+        );
+        last_engine = Some(engine);
+    }
+
+    let engine = last_engine.expect("at least one run");
+    let mut latencies = Vec::new();
+    // One warm-up pass: the first query loads index files from disk.
+    for query in &queries {
+        let request = SearchRequest {
+            query,
+            limit: 8,
+            ..SearchRequest::default()
+        };
+        search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    }
+    for _ in 0..query_reps.max(1) {
+        for query in &queries {
+            let request = SearchRequest {
+                query,
+                limit: 8,
+                ..SearchRequest::default()
+            };
+            let started = Instant::now();
+            search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+            latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    Ok(json!({
+        "workload": "index",
+        "docs": docs.display().to_string(),
+        "copies": copies,
+        "embedder": embedder.index_name(),
+        "files": files,
+        "chunks": chunks,
+        "runs": runs,
+        "embedder_load_ms": load_ms.round(),
+        "index_ms_median": median(&mut index_ms).round(),
+        "index_chunks_per_s_median": (median(&mut chunks_per_s) * 10.0).round() / 10.0,
+        "noop_resync_ms_median": (median(&mut noop_ms) * 10.0).round() / 10.0,
+        "queries": queries.len() * query_reps.max(1),
+        "recall_ms_p50": (percentile(&mut latencies, 50.0) * 100.0).round() / 100.0,
+        "recall_ms_p95": (percentile(&mut latencies, 95.0) * 100.0).round() / 100.0,
+        "peak_rss_mb": peak_rss_mb().map(f64::round),
+        "machine": machine(),
+    }))
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Cmd::Index {
+                docs,
+                embedder,
+                runs,
+                queries,
+                query_reps,
+                threads,
+                copies,
+            } => bench_index(docs, embedder, runs, queries, query_reps, threads, copies).await,
+        }
+    })?;
+    println!("{}", serde_json::to_string_pretty(&result)?);
+    // Leave room for the worker threads to wind down cleanly.
+    std::thread::sleep(Duration::from_millis(10));
+    Ok(())
+}

@@ -37,6 +37,7 @@ pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
             data_dir: config.data_dir.clone(),
             layout: config.layout,
             watch: config.watch,
+            sync_on_open: true,
         },
         embedder,
     )

@@ -30,6 +30,8 @@ pub struct EngineOptions {
     pub data_dir: PathBuf,
     pub layout: Layout,
     pub watch: bool,
+    /// Start a sync as soon as the index is open (what the servers do; benchmarks time their own).
+    pub sync_on_open: bool,
 }
 
 /// A running index.
@@ -44,8 +46,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Opens (rebuilding when `meta.json` differs) the index, starts the first sync in the
-    /// background and, when asked, the watcher.
+    /// Opens (rebuilding when `meta.json` differs) the index and, as asked, starts the first sync
+    /// in the background and the watcher.
     pub async fn open(options: EngineOptions, embedder: SharedEmbedder) -> Result<Arc<Self>, EngineError> {
         create_private_dir(&options.data_dir).map_err(|e| EngineError::DataDir(options.data_dir.clone(), e))?;
         let meta_path = options.data_dir.join("meta.json");
@@ -65,7 +67,9 @@ impl Engine {
                 .map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
         }
         let indexer = Indexer::start(options.docs_dir.clone(), options.layout, store, embedder.clone());
-        indexer.schedule();
+        if options.sync_on_open {
+            indexer.schedule();
+        }
         let watch = options
             .watch
             .then(|| watch::watch(options.docs_dir.clone(), indexer.clone()));

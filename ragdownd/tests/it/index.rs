@@ -21,6 +21,7 @@ async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine>
             data_dir: data.to_path_buf(),
             layout: Layout::Single,
             watch: false,
+            sync_on_open: true,
         },
         embedder,
     )

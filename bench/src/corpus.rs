@@ -1,0 +1,999 @@
+//! The runbook corpus: 30 synthetic service runbooks in Markdown and 240 questions about them, made
+//! deterministically the way the original's `scripts/bench/gen.ts` makes its corpus (reference
+//! behaviour §6). Retrieval benchmarks index the documents and ask the questions.
+//!
+//! This module owns generation and the Markdown render. It does no indexing, embedding or scoring,
+//! and it reads no files at run time: the question templates and off-topic prompts are embedded
+//! copies of `bench/data/*.json`.
+//!
+//! What follows the original: the LCG in `f64` arithmetic and its `pick`, `int` and `shuffle`; the
+//! module-level draws (causes, names, roles) and their order; per document the draws in the order
+//! of the spec (team, year, language, two approvers, five config rows, two ports, eight commands
+//! shuffled into 6 production and 4 staging steps, 3-4 dependencies with versions, 2 incidents, a
+//! deploy window), then the question draws, then the draws of the original's edit tasks, which are
+//! not built here but are consumed so the stream stays in step; the front matter, the 7 sections
+//! and their heading paths; the question templates, ids and fields. The value ranges of the draws
+//! (replicas 1-4 and 6-48, timeouts, batch sizes, memory and DB class indices, version parts,
+//! incident dates, the edit tasks' draws) were read from the original's public source
+//! (gen.ts @df60166a), as behaviour, not from the spec.
+//!
+//! Invented here, because neither the spec nor the JSON gives them; the output is therefore
+//! **not** byte-identical to the original's corpus, only built the same way:
+//! - every word list: the 30 birds (only "Kestrel" and the role "Ingest" come from the JSON's
+//!   example), the 10 roles and their one-line purposes, the 10 teams, the 7 languages, the 20 first
+//!   and 16 last names, the 10 × 6 incident-cause halves, the 10 memory limits, the 8 DB instance
+//!   classes, the 4 deploy windows, the 8 dependencies and their purposes;
+//! - the 8 `veltra` commands (subcommands and arguments);
+//! - every sentence: the two Overview paragraphs, the Configuration, Staging, Production and
+//!   Troubleshooting lead paragraphs, the `Run `cmd`.` list items, the three shell lines of the
+//!   troubleshooting block (only the `healthz` check on the health port and a metrics call on the
+//!   metrics port follow the spec), and the incident line `<date>: Outage caused by <cause>.`;
+//! - the Markdown details the spec leaves open: one blank line between blocks, the table's
+//!   `|---|---|---|` rule, dependencies as `- **name**` with `  - version:` and `  - purpose:`
+//!   items, `sh` as the fence language, and incident dates as `20YY-MM-DD`;
+//! - `Question::section` is the heading path under the title ("Deployment › Staging"), as this
+//!   port's API asks, where the original stores the section key ("deploy-staging"); unanswerable
+//!   questions have "" where the original has null.
+
+use std::path::Path;
+
+use ragdownd::markdown::HEADING_SEPARATOR;
+use serde::Serialize;
+
+/// The original's question templates, one per question type, with `${…}` placeholders.
+const TEMPLATES_JSON: &str = include_str!("../data/question-templates.json");
+
+/// Ten prompts that no runbook answers, for the threshold and gate benchmarks.
+const OFF_TOPIC_JSON: &str = include_str!("../data/off-topic-prompts.json");
+
+/// One generated runbook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CorpusDoc {
+    /// Lowercase `<bird>-<role>`: the file name without `.md`, and `Question::doc`.
+    pub slug: String,
+    /// `<Bird> <Role>`: the front matter title and the H1.
+    pub title: String,
+    /// The whole file: front matter, H1 and the seven sections.
+    pub markdown: String,
+}
+
+/// One benchmark question with the answers that count as right.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Question {
+    /// `<slug>:<type>`.
+    pub id: String,
+    /// One of the eight question types, e.g. `table-cell`; serialised as `type`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The slug of the document the question is about.
+    pub doc: String,
+    /// The heading path of the gold section under the title, e.g. `Deployment › Production`;
+    /// empty for an unanswerable question.
+    pub section: String,
+    /// The question text.
+    pub q: String,
+    /// Accepted answers; `NOT FOUND` for an unanswerable question.
+    pub gold: Vec<String>,
+    /// Whether the answer is a number (step numbers, ports).
+    pub numeric: bool,
+}
+
+/// The documents and their questions, in generation order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Corpus {
+    /// One runbook per bird, 30 in all.
+    pub docs: Vec<CorpusDoc>,
+    /// Eight per document in a fixed type order, 240 in all.
+    pub questions: Vec<Question>,
+}
+
+/// Generates the corpus. Every call returns the same corpus.
+pub fn generate() -> Corpus {
+    let templates: serde_json::Value =
+        serde_json::from_str(TEMPLATES_JSON).expect("embedded question templates are valid JSON");
+    let mut rng = Lcg::new();
+    let mut causes = rng.shuffle(&cross(CAUSE_A, CAUSE_B));
+    let mut names = rng.shuffle(&cross(FIRST_NAMES, LAST_NAMES));
+    let roles: Vec<&str> = (0..BIRDS.len()).map(|i| ROLES[i % ROLES.len()].0).collect();
+    let roles = rng.shuffle(&roles);
+
+    let mut corpus = Corpus {
+        docs: Vec::with_capacity(BIRDS.len()),
+        questions: Vec::with_capacity(BIRDS.len() * 8),
+    };
+    for (bird, role) in BIRDS.iter().zip(roles) {
+        let runbook = Runbook::draw(&mut rng, bird, role, &mut names, &mut causes);
+        corpus.questions.extend(runbook.questions(&mut rng, &templates));
+        runbook.skip_edit_task_draws(&mut rng, &mut names);
+        corpus.docs.push(CorpusDoc {
+            markdown: runbook.markdown(),
+            slug: runbook.slug,
+            title: runbook.title,
+        });
+    }
+    corpus
+}
+
+/// Writes each document as `<dir>/<slug>.md`, creating `dir` first. Only the Markdown is written.
+pub fn write_markdown(corpus: &Corpus, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for doc in &corpus.docs {
+        std::fs::write(dir.join(format!("{}.md", doc.slug)), &doc.markdown)?;
+    }
+    Ok(())
+}
+
+/// The original's ten off-topic prompts.
+pub fn off_topic_prompts() -> Vec<String> {
+    serde_json::from_str(OFF_TOPIC_JSON).expect("embedded off-topic prompts are a JSON array of strings")
+}
+
+/// The seven leaf sections in document order: the templates' section key and the heading path
+/// below the title. `Deployment` has no text of its own, so it makes no chunk.
+const SECTIONS: [(&str, &[&str]); 7] = [
+    ("overview", &["Overview"]),
+    ("config", &["Configuration"]),
+    ("deploy-staging", &["Deployment", "Staging"]),
+    ("deploy-production", &["Deployment", "Production"]),
+    ("deps", &["Dependencies"]),
+    ("troubleshooting", &["Troubleshooting"]),
+    ("incidents", &["Incidents"]),
+];
+
+/// The heading path of the section with template key `key`, joined as the chunker joins it.
+fn section_path(key: &str) -> String {
+    let (_, path) = SECTIONS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .expect("a known section key");
+    path.join(HEADING_SEPARATOR)
+}
+
+/// The original's generator: a linear congruential generator evaluated in `f64`, as JavaScript
+/// does. The product exceeds 2^53 and is rounded before the modulo, so exact integer arithmetic
+/// would give a different stream.
+#[derive(Debug, Clone)]
+struct Lcg {
+    seed: f64,
+}
+
+impl Lcg {
+    fn new() -> Self {
+        Lcg { seed: 1_234_567.0 }
+    }
+
+    /// The next value in [0, 1).
+    fn next(&mut self) -> f64 {
+        // `%` on f64 is fmod, like JavaScript's `%`; Rust never fuses the multiply and the add.
+        self.seed = (self.seed * 1_103_515_245.0 + 12_345.0) % 2_147_483_648.0;
+        self.seed / 2_147_483_648.0
+    }
+
+    /// `floor(rnd() * len)`.
+    fn below(&mut self, len: usize) -> usize {
+        (self.next() * len as f64).floor() as usize
+    }
+
+    /// `a[floor(rnd() * a.length)]`.
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
+    /// `lo + floor(rnd() * (hi - lo + 1))`: an integer in `lo..=hi`.
+    fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() * (hi - lo + 1) as f64).floor() as i64
+    }
+
+    /// An index in `lo..=hi` drawn with [`Lcg::int`].
+    fn index(&mut self, lo: usize, hi: usize) -> usize {
+        self.int(lo as i64, hi as i64) as usize
+    }
+
+    /// A shuffled copy: Fisher-Yates from the end, `j = floor(rnd() * (i + 1))`.
+    fn shuffle<T: Clone>(&mut self, items: &[T]) -> Vec<T> {
+        let mut out = items.to_vec();
+        for i in (1..out.len()).rev() {
+            let j = self.below(i + 1);
+            out.swap(i, j);
+        }
+        out
+    }
+}
+
+/// Every `<a> <b>`, `a` major.
+fn cross(first: &[&str], second: &[&str]) -> Vec<String> {
+    first
+        .iter()
+        .flat_map(|a| second.iter().map(move |b| format!("{a} {b}")))
+        .collect()
+}
+
+/// One row of the Configuration table.
+#[derive(Debug, Clone)]
+struct ConfigRow {
+    name: &'static str,
+    staging: String,
+    production: String,
+}
+
+/// One entry of the Dependencies list.
+#[derive(Debug, Clone)]
+struct Dependency {
+    name: &'static str,
+    version: String,
+    purpose: &'static str,
+}
+
+/// One line of the Incidents list.
+#[derive(Debug, Clone)]
+struct Incident {
+    date: String,
+    cause: String,
+}
+
+/// Everything drawn for one document, before it is rendered.
+#[derive(Debug, Clone)]
+struct Runbook {
+    slug: String,
+    title: String,
+    role: &'static str,
+    team: &'static str,
+    year: i64,
+    language: &'static str,
+    approver_staging: String,
+    approver_production: String,
+    config: Vec<ConfigRow>,
+    health_port: i64,
+    metrics_port: i64,
+    production_steps: Vec<String>,
+    staging_steps: Vec<String>,
+    dependencies: Vec<Dependency>,
+    incidents: Vec<Incident>,
+    window: &'static str,
+}
+
+impl Runbook {
+    /// Draws one document's facts, in the original's order.
+    fn draw(rng: &mut Lcg, bird: &str, role: &'static str, names: &mut Vec<String>, causes: &mut Vec<String>) -> Self {
+        let title = format!("{bird} {role}");
+        let slug = format!("{bird}-{role}").to_lowercase();
+        let team = *rng.pick(TEAMS);
+        let year = rng.int(2014, 2023);
+        let language = *rng.pick(LANGUAGES);
+        let approver_staging = pop_name(names);
+        let approver_production = pop_name(names);
+        let config = draw_config(rng);
+        let health_port = rng.int(8000, 8999);
+        let metrics_port = rng.int(9000, 9999);
+        let mut production_steps = rng.shuffle(&commands(&slug, team));
+        production_steps.truncate(6);
+        let mut staging_steps = rng.shuffle(&production_steps);
+        staging_steps.truncate(4);
+        let mut dependencies = rng.shuffle(DEPENDENCIES);
+        dependencies.truncate(rng.index(3, 4));
+        let dependencies = dependencies
+            .into_iter()
+            .map(|(name, purpose)| Dependency {
+                name,
+                version: draw_version(rng),
+                purpose,
+            })
+            .collect();
+        let incidents = (0..2)
+            .map(|_| Incident {
+                date: format!("20{}-{:02}-{:02}", rng.int(21, 25), rng.int(1, 12), rng.int(1, 28)),
+                cause: causes.pop().expect("60 causes cover 2 per document"),
+            })
+            .collect();
+        let window = *rng.pick(WINDOWS);
+        Runbook {
+            slug,
+            title,
+            role,
+            team,
+            year,
+            language,
+            approver_staging,
+            approver_production,
+            config,
+            health_port,
+            metrics_port,
+            production_steps,
+            staging_steps,
+            dependencies,
+            incidents,
+            window,
+        }
+    }
+
+    /// The document's eight questions, one per type, with their draws in the original's order.
+    fn questions(&self, rng: &mut Lcg, templates: &serde_json::Value) -> Vec<Question> {
+        let title = self.title.as_str();
+        let mut out = Vec::with_capacity(8);
+        let mut add = |kind: &str, key: Option<&str>, q: String, gold: Vec<String>, numeric: bool| {
+            out.push(Question {
+                id: format!("{}:{kind}", self.slug),
+                kind: kind.to_owned(),
+                doc: self.slug.clone(),
+                section: key.map(section_path).unwrap_or_default(),
+                q,
+                gold,
+                numeric,
+            });
+        };
+
+        let q = fill(template(templates, "prose-owner"), &[("title", title)]);
+        add("prose-owner", Some("overview"), q, vec![self.team.to_owned()], false);
+
+        let row = rng.pick(&self.config);
+        let staging = rng.next() < 0.5;
+        let (env, value) = if staging {
+            ("staging", &row.staging)
+        } else {
+            ("production", &row.production)
+        };
+        let name = row.name.to_lowercase();
+        let q = fill(
+            template(templates, "table-cell"),
+            &[("staging|production", env), ("row_name_lowercased", &name), ("title", title)],
+        );
+        add("table-cell", Some("config"), q, vec![value.clone()], false);
+
+        let production = rng.next() < 0.5;
+        let (key, env, approver) = if production {
+            ("deploy-production", "production", &self.approver_production)
+        } else {
+            ("deploy-staging", "staging", &self.approver_staging)
+        };
+        let q = fill(
+            template(templates, "scoped-section"),
+            &[("production|staging", env), ("title", title)],
+        );
+        add("scoped-section", Some(key), q, vec![approver.clone()], false);
+
+        let dependency = rng.pick(&self.dependencies);
+        let q = fill(
+            template(templates, "nested-list"),
+            &[("dep", dependency.name), ("title", title)],
+        );
+        add("nested-list", Some("deps"), q, vec![dependency.version.clone()], false);
+
+        // A staging step is always a production step too, so it has a number in either list.
+        let shared = &self.staging_steps[rng.index(0, 3)];
+        let production = rng.next() < 0.5;
+        let (key, env, steps) = if production {
+            ("deploy-production", "production", &self.production_steps)
+        } else {
+            ("deploy-staging", "staging", &self.staging_steps)
+        };
+        let number = steps.iter().position(|step| step == shared).expect("the step is listed") + 1;
+        let q = fill(
+            template(templates, "ordered-step"),
+            &[("production|staging", env), ("title", title), ("cmd", shared)],
+        );
+        add("ordered-step", Some(key), q, vec![number.to_string()], true);
+
+        let q = fill(template(templates, "code-block"), &[("title", title)]);
+        add("code-block", Some("troubleshooting"), q, vec![self.health_port.to_string()], true);
+
+        let incident = rng.pick(&self.incidents);
+        let q = fill(template(templates, "reverse-lookup"), &[("cause", &incident.cause)]);
+        add("reverse-lookup", Some("incidents"), q, vec![self.title.clone()], false);
+
+        let q = fill(template(templates, "unanswerable"), &[("title", title)]);
+        let gold = templates["unanswerable"]["gold"]
+            .as_array()
+            .expect("the unanswerable template has a gold list")
+            .iter()
+            .map(|g| g.as_str().expect("gold answers are strings").to_owned())
+            .collect();
+        add("unanswerable", None, q, gold, false);
+        out
+    }
+
+    /// Consumes the draws of the original's three edit tasks for this document (a new production
+    /// replica count, a new dependency version, a new staging approver) without building them.
+    fn skip_edit_task_draws(&self, rng: &mut Lcg, names: &mut Vec<String>) {
+        rng.int(49, 99);
+        draw_version(rng);
+        pop_name(names);
+    }
+
+    /// The Markdown file: front matter, H1, then the seven sections with their parent headings.
+    fn markdown(&self) -> String {
+        let mut lines = vec![
+            "---".to_owned(),
+            format!("title: {}", self.title),
+            format!("tags: [runbook, {}]", self.role.to_lowercase()),
+            "---".to_owned(),
+            format!("# {}", self.title),
+            String::new(),
+        ];
+        let mut previous: &[&str] = &[];
+        for (key, path) in SECTIONS {
+            for depth in 0..path.len() {
+                if previous.get(..=depth) != Some(&path[..=depth]) {
+                    lines.push(format!("{} {}", "#".repeat(depth + 2), path[depth]));
+                    lines.push(String::new());
+                }
+            }
+            previous = path;
+            lines.push(self.blocks(key).join("\n\n"));
+            lines.push(String::new());
+        }
+        lines.join("\n")
+    }
+
+    /// The rendered blocks (paragraphs, table, lists, code) of the section with key `key`.
+    fn blocks(&self, key: &str) -> Vec<String> {
+        match key {
+            "overview" => vec![
+                format!(
+                    "{} {}. It belongs to the **{}** team and has run in production since {}.",
+                    self.title,
+                    purpose(self.role),
+                    self.team,
+                    self.year
+                ),
+                format!(
+                    "The code base is {}. Alerts page the on-call engineer through `#{}-oncall`.",
+                    self.language, self.slug
+                ),
+            ],
+            "config" => {
+                let mut table = vec![
+                    "| Setting | Staging | Production |".to_owned(),
+                    "|---|---|---|".to_owned(),
+                ];
+                table.extend(
+                    self.config
+                        .iter()
+                        .map(|row| format!("| {} | {} | {} |", row.name, row.staging, row.production)),
+                );
+                vec![
+                    "Settings per environment. Change them in the deploy config and let the pipeline roll them \
+                     out; never edit a running host."
+                        .to_owned(),
+                    table.join("\n"),
+                ]
+            }
+            "deploy-staging" => vec![
+                format!(
+                    "Each merge to main goes to staging once {} has approved it.",
+                    self.approver_staging
+                ),
+                ordered_list(&self.staging_steps),
+            ],
+            "deploy-production" => vec![
+                format!(
+                    "A production release needs approval from {} and ships only in the {} window.",
+                    self.approver_production, self.window
+                ),
+                ordered_list(&self.production_steps),
+            ],
+            "deps" => vec![
+                self.dependencies
+                    .iter()
+                    .map(|d| format!("- **{}**\n  - version: {}\n  - purpose: {}", d.name, d.version, d.purpose))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ],
+            "troubleshooting" => vec![
+                "Start with the liveness endpoint; if it answers, look at the queue depth in the metrics.".to_owned(),
+                format!(
+                    "```sh\ncurl -fsS http://localhost:{}/healthz\ncurl -fsS http://localhost:{}/metrics | grep \
+                     queue_depth\nkubectl logs deploy/{} --since=1h | tail -n 50\n```",
+                    self.health_port, self.metrics_port, self.slug
+                ),
+            ],
+            "incidents" => vec![
+                self.incidents
+                    .iter()
+                    .map(|i| format!("- {}: Outage caused by {}.", i.date, i.cause))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ],
+            _ => unreachable!("{key} is not a section key"),
+        }
+    }
+}
+
+/// The five configuration rows, each drawn as staging then production.
+fn draw_config(rng: &mut Lcg) -> Vec<ConfigRow> {
+    let row = |name, staging: String, production: String| ConfigRow {
+        name,
+        staging,
+        production,
+    };
+    let replicas = row("Replicas", rng.int(1, 4).to_string(), rng.int(6, 48).to_string());
+    let low = rng.index(0, 4);
+    let high = rng.index(low + 2, MEMORY_LIMITS.len() - 1);
+    let memory = row("Memory limit", MEMORY_LIMITS[low].to_owned(), MEMORY_LIMITS[high].to_owned());
+    let timeout = row(
+        "Queue timeout",
+        format!("{}s", rng.int(2, 9) * 5),
+        format!("{}s", rng.int(10, 36) * 5),
+    );
+    let batch = row(
+        "Max batch size",
+        (rng.int(1, 9) * 50).to_string(),
+        (rng.int(10, 80) * 50).to_string(),
+    );
+    let low = rng.index(0, 3);
+    let high = rng.index(low + 2, DB_CLASSES.len() - 1);
+    let db = row("DB instance class", DB_CLASSES[low].to_owned(), DB_CLASSES[high].to_owned());
+    vec![replicas, memory, timeout, batch, db]
+}
+
+/// A version `a.b.c`.
+fn draw_version(rng: &mut Lcg) -> String {
+    format!("{}.{}.{}", rng.int(3, 17), rng.int(0, 9), rng.int(0, 12))
+}
+
+fn pop_name(names: &mut Vec<String>) -> String {
+    names.pop().expect("320 names cover 3 per document")
+}
+
+/// The eight deploy commands of one service, before shuffling.
+fn commands(slug: &str, team: &str) -> Vec<String> {
+    vec![
+        format!("veltra build {slug}"),
+        format!("veltra test {slug} --suite=integration"),
+        format!("veltra migrate {slug} --apply"),
+        format!("veltra backup db-{slug}"),
+        format!("veltra rollout {slug} --canary=10"),
+        format!("veltra verify {slug}"),
+        format!("veltra cordon {slug}"),
+        format!("veltra announce #{}-releases", team.to_lowercase()),
+    ]
+}
+
+fn ordered_list(steps: &[String]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| format!("{}. Run `{step}`.", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn purpose(role: &str) -> &'static str {
+    ROLES
+        .iter()
+        .find(|(r, _)| *r == role)
+        .map(|(_, p)| *p)
+        .expect("a known role")
+}
+
+/// The `q` template of a question type.
+fn template<'a>(templates: &'a serde_json::Value, kind: &str) -> &'a str {
+    templates[kind]["q"].as_str().expect("a question template for every type")
+}
+
+/// Replaces each `${name}` in `template` by its value; every placeholder must be filled.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_owned();
+    for (name, value) in values {
+        out = out.replace(&format!("${{{name}}}"), value);
+    }
+    assert!(!out.contains("${"), "unfilled placeholder in {template:?}");
+    out
+}
+
+const BIRDS: &[&str] = &[
+    "Kestrel",
+    "Falcon",
+    "Harrier",
+    "Goshawk",
+    "Buzzard",
+    "Kite",
+    "Condor",
+    "Albatross",
+    "Cormorant",
+    "Pelican",
+    "Flamingo",
+    "Stork",
+    "Crane",
+    "Lapwing",
+    "Sandpiper",
+    "Kingfisher",
+    "Nightjar",
+    "Shearwater",
+    "Starling",
+    "Thrush",
+    "Warbler",
+    "Finch",
+    "Bunting",
+    "Nuthatch",
+    "Magpie",
+    "Jackdaw",
+    "Raven",
+    "Grebe",
+    "Fulmar",
+    "Skua",
+];
+
+/// The ten roles, each with what such a service does (the rest of the Overview's first sentence).
+const ROLES: &[(&str, &str)] = &[
+    (
+        "Ingest",
+        "receives telemetry batches from field agents and appends them to the event stream",
+    ),
+    (
+        "Proxy",
+        "fronts the public API, checks access tokens and forwards each call to the service behind it",
+    ),
+    (
+        "Invoicer",
+        "turns metered usage into monthly invoices and hands them to the payment provider",
+    ),
+    (
+        "Dispatcher",
+        "assigns queued jobs to worker nodes and retries the ones that time out",
+    ),
+    (
+        "Catalog",
+        "keeps the product catalogue and answers item lookups for the storefront",
+    ),
+    (
+        "Mailer",
+        "renders transactional email from templates and passes it to the outbound relay",
+    ),
+    (
+        "Accounts",
+        "stores user profiles and answers identity lookups for the other services",
+    ),
+    (
+        "Balancer",
+        "spreads tenant traffic across regions according to their capacity and health",
+    ),
+    (
+        "Backup",
+        "takes nightly snapshots of the primary stores and runs the monthly restore drill",
+    ),
+    (
+        "Matcher",
+        "merges duplicate customer records arriving from the CRM and the order system",
+    ),
+];
+
+const TEAMS: &[&str] = &[
+    "Aurora",
+    "Basalt",
+    "Cobalt",
+    "Driftwood",
+    "Ember",
+    "Fjord",
+    "Glacier",
+    "Horizon",
+    "Indigo",
+    "Kelp",
+];
+
+const LANGUAGES: &[&str] = &["Go", "Rust", "Java", "Kotlin", "Scala", "Python", "Ruby"];
+
+const FIRST_NAMES: &[&str] = &[
+    "Amara", "Bjorn", "Chiara", "Dawit", "Elif", "Farid", "Greta", "Hamid", "Isabela", "Jonas", "Keiko", "Luca",
+    "Mei", "Nikolai", "Oksana", "Pablo", "Quynh", "Rania", "Sven", "Thandiwe",
+];
+
+const LAST_NAMES: &[&str] = &[
+    "Andersen",
+    "Bergstrom",
+    "Chukwu",
+    "Delgado",
+    "Eriksen",
+    "Fontaine",
+    "Gupta",
+    "Horvath",
+    "Ivanova",
+    "Jimenez",
+    "Kovacs",
+    "Lombardi",
+    "Moreau",
+    "Nakamura",
+    "Oyelaran",
+    "Petrov",
+];
+
+const CAUSE_A: &[&str] = &[
+    "an expired signing key",
+    "a saturated thread pool",
+    "a forgotten debug flag",
+    "a DNS resolver timeout",
+    "an unbounded retry loop",
+    "a corrupted cache entry",
+    "a slow memory leak",
+    "a dropped database index",
+    "a misrouted health probe",
+    "an oversized request payload",
+];
+
+const CAUSE_B: &[&str] = &[
+    "in the canary pool",
+    "on the us-east workers",
+    "after the 3.8 upgrade",
+    "during the weekly backup",
+    "in the secondary region",
+    "on the ingress nodes",
+];
+
+/// Ascending, so a production limit (drawn at least two places above staging's) is the larger.
+const MEMORY_LIMITS: &[&str] = &[
+    "128Mi", "256Mi", "384Mi", "512Mi", "1Gi", "1536Mi", "2Gi", "3Gi", "4Gi", "8Gi",
+];
+
+/// Ascending in size, for the same reason.
+const DB_CLASSES: &[&str] = &[
+    "db.t3.small",
+    "db.t3.large",
+    "db.m5.large",
+    "db.m5.2xlarge",
+    "db.m7g.xlarge",
+    "db.r5.2xlarge",
+    "db.r6i.4xlarge",
+    "db.x2g.8xlarge",
+];
+
+const WINDOWS: &[&str] = &[
+    "Monday 10:00-12:00 UTC",
+    "Tuesday 16:00-18:00 UTC",
+    "Thursday 08:00-10:00 UTC",
+    "Friday 11:00-13:00 UTC",
+];
+
+const DEPENDENCIES: &[(&str, &str)] = &[
+    ("postgres", "system of record"),
+    ("valkey", "session and rate-limit cache"),
+    ("rabbitmq", "work queue"),
+    ("consul", "service discovery"),
+    ("vault", "secret storage"),
+    ("opensearch", "full-text search"),
+    ("cassandra", "time-series store"),
+    ("zookeeper", "distributed locks"),
+];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use ragdownd::markdown::chunker::chunk_document;
+
+    use super::*;
+
+    fn answerable(corpus: &Corpus) -> impl Iterator<Item = &Question> {
+        corpus.questions.iter().filter(|q| q.kind != "unanswerable")
+    }
+
+    fn doc_of<'a>(corpus: &'a Corpus, q: &Question) -> &'a CorpusDoc {
+        corpus.docs.iter().find(|d| d.slug == q.doc).expect("the question's document exists")
+    }
+
+    #[test]
+    fn rng_matches_javascript_doubles() {
+        // Computed with Python floats (IEEE doubles, as in JavaScript):
+        //   s = 1234567.0; s = math.fmod(s * 1103515245.0 + 12345.0, 2147483648.0); s / 2147483648.0
+        let expected = [
+            0.9437458161264658,
+            0.5005276203155518,
+            0.56178879737854,
+            0.3774406909942627,
+            0.5955088138580322,
+            0.6242115497589111,
+        ];
+        let mut rng = Lcg::new();
+        let got: Vec<f64> = (0..expected.len()).map(|_| rng.next()).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn shuffle_int_and_pick_match_the_reference_formulas() {
+        // Python, from a fresh generator: Fisher-Yates over range(6) from the end with
+        // j = floor(rnd() * (i + 1)), then 1 + floor(rnd() * 6) five times, then
+        // "abcdefg"[floor(rnd() * 7)] five times.
+        let mut rng = Lcg::new();
+        assert_eq!(rng.shuffle(&[0, 1, 2, 3, 4, 5]), [0, 3, 1, 4, 2, 5]);
+        let ints: Vec<i64> = (0..5).map(|_| rng.int(1, 6)).collect();
+        assert_eq!(ints, [4, 2, 6, 3, 3]);
+        let letters = ["a", "b", "c", "d", "e", "f", "g"];
+        let picks: Vec<&str> = (0..5).map(|_| *rng.pick(&letters)).collect();
+        assert_eq!(picks, ["c", "d", "f", "a", "c"]);
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        assert_eq!(generate(), generate());
+    }
+
+    #[test]
+    fn thirty_documents_and_240_questions() {
+        let corpus = generate();
+        assert_eq!(corpus.docs.len(), 30);
+        assert_eq!(corpus.questions.len(), 240);
+        assert_eq!(answerable(&corpus).count(), 210);
+
+        let kinds = [
+            "prose-owner",
+            "table-cell",
+            "scoped-section",
+            "nested-list",
+            "ordered-step",
+            "code-block",
+            "reverse-lookup",
+            "unanswerable",
+        ];
+        for (doc, questions) in corpus.docs.iter().zip(corpus.questions.chunks(8)) {
+            let got: Vec<&str> = questions.iter().map(|q| q.kind.as_str()).collect();
+            assert_eq!(got, kinds);
+            for q in questions {
+                assert_eq!(q.doc, doc.slug);
+                assert_eq!(q.id, format!("{}:{}", doc.slug, q.kind));
+                assert_eq!(q.numeric, matches!(q.kind.as_str(), "ordered-step" | "code-block"));
+                let unanswerable = q.kind == "unanswerable";
+                assert_eq!(q.section.is_empty(), unanswerable, "{}", q.id);
+                assert_eq!(q.gold == ["NOT FOUND"], unanswerable, "{}", q.id);
+            }
+        }
+        let ids: HashSet<&str> = corpus.questions.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(ids.len(), 240);
+        let slugs: HashSet<&str> = corpus.docs.iter().map(|d| d.slug.as_str()).collect();
+        assert_eq!(slugs.len(), 30);
+    }
+
+    #[test]
+    fn documents_have_front_matter_and_every_role_three_times() {
+        let corpus = generate();
+        let mut roles = std::collections::HashMap::new();
+        for doc in &corpus.docs {
+            let (bird, role) = doc.title.split_once(' ').expect("a two-word title");
+            assert_eq!(doc.slug, format!("{bird}-{role}").to_lowercase());
+            let head = format!(
+                "---\ntitle: {}\ntags: [runbook, {}]\n---\n# {}\n\n## Overview\n\n",
+                doc.title,
+                role.to_lowercase(),
+                doc.title
+            );
+            assert!(doc.markdown.starts_with(&head), "{}", doc.markdown);
+            *roles.entry(role).or_insert(0) += 1;
+        }
+        assert_eq!(roles.len(), 10);
+        assert!(roles.values().all(|&n| n == 3));
+    }
+
+    #[test]
+    fn every_gold_section_is_a_heading_of_its_document() {
+        let corpus = generate();
+        for q in answerable(&corpus) {
+            let doc = doc_of(&corpus, q);
+            for (depth, name) in q.section.split(HEADING_SEPARATOR).enumerate() {
+                let heading = format!("{} {name}", "#".repeat(depth + 2));
+                assert!(doc.markdown.lines().any(|l| l == heading), "{}: no {heading:?}", q.id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_chunker_makes_seven_chunks_per_document_under_the_gold_headings() {
+        let corpus = generate();
+        let mut total = 0;
+        for doc in &corpus.docs {
+            let chunked = chunk_document(&format!("{}.md", doc.slug), &doc.markdown);
+            assert_eq!(chunked.title, doc.title);
+            let headings: Vec<&str> = chunked.chunks.iter().map(|c| c.heading.as_str()).collect();
+            let expected: Vec<String> = SECTIONS
+                .iter()
+                .map(|(key, _)| format!("{}{HEADING_SEPARATOR}{}", doc.title, section_path(key)))
+                .collect();
+            assert_eq!(headings, expected, "{}", doc.slug);
+            total += chunked.chunks.len();
+
+            for q in answerable(&corpus).filter(|q| q.doc == doc.slug) {
+                let gold = format!("{}{HEADING_SEPARATOR}{}", doc.title, q.section);
+                assert!(headings.contains(&gold.as_str()), "{}: no chunk under {gold:?}", q.id);
+            }
+        }
+        assert_eq!(total, 210);
+    }
+
+    #[test]
+    fn gold_answers_are_in_the_gold_chunk() {
+        let corpus = generate();
+        for q in answerable(&corpus) {
+            let doc = doc_of(&corpus, q);
+            let chunked = chunk_document(&format!("{}.md", doc.slug), &doc.markdown);
+            let heading = format!("{}{HEADING_SEPARATOR}{}", doc.title, q.section);
+            let chunk = chunked.chunks.iter().find(|c| c.heading == heading).expect("gold chunk");
+            let needle = match q.kind.as_str() {
+                // The answer is the title; the cause is what ties the chunk to it.
+                "reverse-lookup" => {
+                    let cause = q.q.split("caused by ").nth(1).expect("a cause").trim_end_matches('?');
+                    format!("Outage caused by {cause}.")
+                }
+                "ordered-step" => {
+                    let cmd = q.q.split('`').nth(1).expect("a command in backticks");
+                    format!("{}. Run `{cmd}`.", q.gold[0])
+                }
+                "code-block" => format!("localhost:{}/healthz", q.gold[0]),
+                _ => q.gold[0].clone(),
+            };
+            assert!(chunk.text.contains(&needle), "{}: {needle:?} not in {:?}", q.id, chunk.text);
+        }
+    }
+
+    #[test]
+    fn reverse_lookups_have_one_answer() {
+        let corpus = generate();
+        for q in corpus.questions.iter().filter(|q| q.kind == "reverse-lookup") {
+            let cause = q.q.split("caused by ").nth(1).expect("a cause").trim_end_matches('?');
+            let line = format!("Outage caused by {cause}.");
+            let owners: Vec<&str> = corpus
+                .docs
+                .iter()
+                .filter(|d| d.markdown.contains(&line))
+                .map(|d| d.title.as_str())
+                .collect();
+            assert_eq!(owners, q.gold, "{}", q.id);
+        }
+    }
+
+    #[test]
+    fn questions_follow_their_templates() {
+        let templates: serde_json::Value = serde_json::from_str(TEMPLATES_JSON).expect("valid JSON");
+        for q in generate().questions {
+            let entry = &templates[q.kind.as_str()];
+            // The literal parts of the template appear in order.
+            let mut rest = q.q.as_str();
+            for (i, part) in template(&templates, &q.kind).split("${").enumerate() {
+                let literal = if i == 0 { part } else { part.split_once('}').expect("closed placeholder").1 };
+                let at = rest.find(literal).unwrap_or_else(|| panic!("{}: {literal:?} not in {:?}", q.id, q.q));
+                rest = &rest[at + literal.len()..];
+            }
+            // The section is one of the template's section keys.
+            match entry["section"].as_str() {
+                Some(keys) => assert!(
+                    keys.split(" | ").any(|key| section_path(key) == q.section),
+                    "{}: {:?} not in {keys:?}",
+                    q.id,
+                    q.section
+                ),
+                None => assert_eq!(q.section, "", "{}", q.id),
+            }
+            assert_eq!(entry["numeric"].as_bool().unwrap_or(false), q.numeric, "{}", q.id);
+        }
+    }
+
+    #[test]
+    fn serialises_with_the_original_field_names() {
+        let corpus = generate();
+        let json = serde_json::to_value(&corpus.questions[1]).expect("serialisable");
+        let mut keys: Vec<&str> = json.as_object().expect("an object").keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["doc", "gold", "id", "numeric", "q", "section", "type"]);
+    }
+
+    #[test]
+    fn ten_off_topic_prompts() {
+        let prompts = off_topic_prompts();
+        assert_eq!(prompts.len(), 10);
+        assert_eq!(prompts[0], "what is the weather in Paris tomorrow");
+    }
+
+    #[test]
+    fn writes_one_markdown_file_per_document() {
+        let corpus = generate();
+        let dir = std::env::temp_dir().join(format!("ragdown-bench-corpus-{}", std::process::id()));
+        write_markdown(&corpus, &dir.join("md")).expect("written");
+        let mut files: Vec<String> = std::fs::read_dir(dir.join("md"))
+            .expect("listed")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let mut expected: Vec<String> = corpus.docs.iter().map(|d| format!("{}.md", d.slug)).collect();
+        expected.sort();
+        assert_eq!(files, expected);
+        let first = &corpus.docs[0];
+        let written = std::fs::read_to_string(dir.join("md").join(format!("{}.md", first.slug))).expect("read");
+        assert_eq!(written, first.markdown);
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
+    }
+}
