@@ -142,10 +142,7 @@ const SECTIONS: [(&str, &[&str]); 7] = [
 
 /// The heading path of the section with template key `key`, joined as the chunker joins it.
 fn section_path(key: &str) -> String {
-    let (_, path) = SECTIONS
-        .iter()
-        .find(|(k, _)| *k == key)
-        .expect("a known section key");
+    let (_, path) = SECTIONS.iter().find(|(k, _)| *k == key).expect("a known section key");
     path.join(HEADING_SEPARATOR)
 }
 
@@ -335,7 +332,11 @@ impl Runbook {
         let name = row.name.to_lowercase();
         let q = fill(
             template(templates, "table-cell"),
-            &[("staging|production", env), ("row_name_lowercased", &name), ("title", title)],
+            &[
+                ("staging|production", env),
+                ("row_name_lowercased", &name),
+                ("title", title),
+            ],
         );
         add("table-cell", Some("config"), q, vec![value.clone()], false);
 
@@ -366,7 +367,11 @@ impl Runbook {
         } else {
             ("deploy-staging", "staging", &self.staging_steps)
         };
-        let number = steps.iter().position(|step| step == shared).expect("the step is listed") + 1;
+        let number = steps
+            .iter()
+            .position(|step| step == shared)
+            .expect("the step is listed")
+            + 1;
         let q = fill(
             template(templates, "ordered-step"),
             &[("production|staging", env), ("title", title), ("cmd", shared)],
@@ -374,7 +379,13 @@ impl Runbook {
         add("ordered-step", Some(key), q, vec![number.to_string()], true);
 
         let q = fill(template(templates, "code-block"), &[("title", title)]);
-        add("code-block", Some("troubleshooting"), q, vec![self.health_port.to_string()], true);
+        add(
+            "code-block",
+            Some("troubleshooting"),
+            q,
+            vec![self.health_port.to_string()],
+            true,
+        );
 
         let incident = rng.pick(&self.incidents);
         let q = fill(template(templates, "reverse-lookup"), &[("cause", &incident.cause)]);
@@ -474,7 +485,12 @@ impl Runbook {
             "deps" => vec![
                 self.dependencies
                     .iter()
-                    .map(|d| format!("- **{}**\n  - version: {}\n  - purpose: {}", d.name, d.version, d.purpose))
+                    .map(|d| {
+                        format!(
+                            "- **{}**\n  - version: {}\n  - purpose: {}",
+                            d.name, d.version, d.purpose
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join("\n"),
             ],
@@ -508,7 +524,11 @@ fn draw_config(rng: &mut Lcg) -> Vec<ConfigRow> {
     let replicas = row("Replicas", rng.int(1, 4).to_string(), rng.int(6, 48).to_string());
     let low = rng.index(0, 4);
     let high = rng.index(low + 2, MEMORY_LIMITS.len() - 1);
-    let memory = row("Memory limit", MEMORY_LIMITS[low].to_owned(), MEMORY_LIMITS[high].to_owned());
+    let memory = row(
+        "Memory limit",
+        MEMORY_LIMITS[low].to_owned(),
+        MEMORY_LIMITS[high].to_owned(),
+    );
     let timeout = row(
         "Queue timeout",
         format!("{}s", rng.int(2, 9) * 5),
@@ -521,7 +541,11 @@ fn draw_config(rng: &mut Lcg) -> Vec<ConfigRow> {
     );
     let low = rng.index(0, 3);
     let high = rng.index(low + 2, DB_CLASSES.len() - 1);
-    let db = row("DB instance class", DB_CLASSES[low].to_owned(), DB_CLASSES[high].to_owned());
+    let db = row(
+        "DB instance class",
+        DB_CLASSES[low].to_owned(),
+        DB_CLASSES[high].to_owned(),
+    );
     vec![replicas, memory, timeout, batch, db]
 }
 
@@ -567,7 +591,9 @@ fn purpose(role: &str) -> &'static str {
 
 /// The `q` template of a question type.
 fn template<'a>(templates: &'a serde_json::Value, kind: &str) -> &'a str {
-    templates[kind]["q"].as_str().expect("a question template for every type")
+    templates[kind]["q"]
+        .as_str()
+        .expect("a question template for every type")
 }
 
 /// Replaces each `${name}` in `template` by its value; every placeholder must be filled.
@@ -673,8 +699,8 @@ const TEAMS: &[&str] = &[
 const LANGUAGES: &[&str] = &["Go", "Rust", "Java", "Kotlin", "Scala", "Python", "Ruby"];
 
 const FIRST_NAMES: &[&str] = &[
-    "Amara", "Bjorn", "Chiara", "Dawit", "Elif", "Farid", "Greta", "Hamid", "Isabela", "Jonas", "Keiko", "Luca",
-    "Mei", "Nikolai", "Oksana", "Pablo", "Quynh", "Rania", "Sven", "Thandiwe",
+    "Amara", "Bjorn", "Chiara", "Dawit", "Elif", "Farid", "Greta", "Hamid", "Isabela", "Jonas", "Keiko", "Luca", "Mei",
+    "Nikolai", "Oksana", "Pablo", "Quynh", "Rania", "Sven", "Thandiwe",
 ];
 
 const LAST_NAMES: &[&str] = &[
@@ -766,7 +792,11 @@ mod tests {
     }
 
     fn doc_of<'a>(corpus: &'a Corpus, q: &Question) -> &'a CorpusDoc {
-        corpus.docs.iter().find(|d| d.slug == q.doc).expect("the question's document exists")
+        corpus
+            .docs
+            .iter()
+            .find(|d| d.slug == q.doc)
+            .expect("the question's document exists")
     }
 
     #[test]
@@ -902,7 +932,11 @@ mod tests {
             let doc = doc_of(&corpus, q);
             let chunked = chunk_document(&format!("{}.md", doc.slug), &doc.markdown);
             let heading = format!("{}{HEADING_SEPARATOR}{}", doc.title, q.section);
-            let chunk = chunked.chunks.iter().find(|c| c.heading == heading).expect("gold chunk");
+            let chunk = chunked
+                .chunks
+                .iter()
+                .find(|c| c.heading == heading)
+                .expect("gold chunk");
             let needle = match q.kind.as_str() {
                 // The answer is the title; the cause is what ties the chunk to it.
                 "reverse-lookup" => {
@@ -916,7 +950,12 @@ mod tests {
                 "code-block" => format!("localhost:{}/healthz", q.gold[0]),
                 _ => q.gold[0].clone(),
             };
-            assert!(chunk.text.contains(&needle), "{}: {needle:?} not in {:?}", q.id, chunk.text);
+            assert!(
+                chunk.text.contains(&needle),
+                "{}: {needle:?} not in {:?}",
+                q.id,
+                chunk.text
+            );
         }
     }
 
@@ -944,8 +983,14 @@ mod tests {
             // The literal parts of the template appear in order.
             let mut rest = q.q.as_str();
             for (i, part) in template(&templates, &q.kind).split("${").enumerate() {
-                let literal = if i == 0 { part } else { part.split_once('}').expect("closed placeholder").1 };
-                let at = rest.find(literal).unwrap_or_else(|| panic!("{}: {literal:?} not in {:?}", q.id, q.q));
+                let literal = if i == 0 {
+                    part
+                } else {
+                    part.split_once('}').expect("closed placeholder").1
+                };
+                let at = rest
+                    .find(literal)
+                    .unwrap_or_else(|| panic!("{}: {literal:?} not in {:?}", q.id, q.q));
                 rest = &rest[at + literal.len()..];
             }
             // The section is one of the template's section keys.
@@ -966,7 +1011,12 @@ mod tests {
     fn serialises_with_the_original_field_names() {
         let corpus = generate();
         let json = serde_json::to_value(&corpus.questions[1]).expect("serialisable");
-        let mut keys: Vec<&str> = json.as_object().expect("an object").keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
         keys.sort_unstable();
         assert_eq!(keys, ["doc", "gold", "id", "numeric", "q", "section", "type"]);
     }

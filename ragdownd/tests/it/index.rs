@@ -238,3 +238,54 @@ async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
         3
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watcher_indexes_edits_without_being_asked() {
+    let docs = docs(&[("a.md", "# A\n\nalpha")]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(
+        EngineOptions {
+            docs_dir: docs.path().to_path_buf(),
+            data_dir: data.path().to_path_buf(),
+            layout: Layout::Single,
+            watch: true,
+            sync_on_open: true,
+        },
+        Arc::new(HashEmbedder),
+    )
+    .await
+    .unwrap();
+    settle(&engine).await;
+    write(docs.path(), "notes/b.md", "# B\n\nbeta written while the server runs");
+    write(docs.path(), ".obsidian/c.md", "# C\n\nin a dot-folder: never indexed");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let files = engine.store().files().await.unwrap();
+        if files.contains_key("notes/b.md") {
+            assert!(!files.contains_key(".obsidian/c.md"));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the watcher did not pick up notes/b.md");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    std::fs::remove_file(docs.path().join("a.md")).unwrap();
+    loop {
+        if !engine.store().files().await.unwrap().contains_key("a.md") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the watcher did not drop a.md");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn binary_files_named_markdown_are_skipped_and_the_rest_indexed() {
+    let docs = docs(&[("good.md", "# Good\n\ntext")]);
+    std::fs::write(docs.path().join("image.md"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    let files = engine.store().files().await.unwrap();
+    assert!(files.contains_key("good.md") && !files.contains_key("image.md"), "{files:?}");
+    assert_eq!(std::fs::read(docs.path().join("image.md")).unwrap()[..4], *b"\x89PNG", "the file is untouched");
+}

@@ -75,3 +75,57 @@ async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
     let stats: Value = serde_json::from_str(&client.ok("ragdown_stats", json!({})).await).unwrap();
     assert_eq!(stats["embedder"], "all-MiniLM-L6-v2-q8");
 }
+
+fn cache_dir() -> std::path::PathBuf {
+    std::env::var_os("RAGDOWN_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| std::path::PathBuf::from(x).join("ragdown")))
+        .unwrap_or_else(|| std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/ragdown"))
+}
+
+fn choice(name: Option<&str>, models: &std::path::Path) -> ragdownd::embed::select::EmbedderChoice {
+    ragdownd::embed::select::EmbedderChoice {
+        name: name.map(str::to_string),
+        source: embedd::model::ModelSource {
+            models_dir: models.to_path_buf(),
+            // Nothing listens on the discard port: every download fails at once.
+            hub_endpoint: "http://127.0.0.1:9".into(),
+            allow_download: true,
+            runtime: embedd::runtime::RuntimeOptions {
+                explicit: std::env::var_os("ORT_DYLIB_PATH").map(std::path::PathBuf::from),
+                cache_dir: Some(cache_dir()),
+            },
+        },
+        local: embedd::LocalOptions::default(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_choice_an_unreachable_default_falls_back_to_a_cached_model() {
+    let models = tempfile::tempdir().unwrap();
+    let minilm = models.path().join("minilm");
+    std::fs::create_dir_all(&minilm).unwrap();
+    for file in ["model.onnx", "tokenizer.json"] {
+        std::fs::copy(cache_dir().join("models/minilm").join(file), minilm.join(file))
+            .expect("run scripts/install-model.sh minilm first");
+    }
+    let unset = choice(None, models.path());
+    let embedder = tokio::task::spawn_blocking(move || ragdownd::embed::select::select(&unset))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(embedder.index_name(), "all-MiniLM-L6-v2-q8");
+
+    // A model chosen explicitly that cannot be had is an error, not a fallback.
+    let chosen = choice(Some("granite-small"), models.path());
+    let err = tokio::task::spawn_blocking(move || ragdownd::embed::select::select(&chosen))
+        .await
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("granite-small") && err.contains("could not be downloaded"), "{err}");
+    let unknown = choice(Some("gpt-17"), models.path());
+    let err = ragdownd::embed::select::select(&unknown).unwrap_err().to_string();
+    assert!(err.starts_with("unknown model \"gpt-17\""), "{err}");
+    assert!(!models.path().join("granite-small").exists(), "a failed download leaves nothing");
+}
