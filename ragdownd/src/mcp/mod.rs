@@ -140,25 +140,17 @@ impl RagdownServer {
         };
         let scope = &self.scope;
         let settings = &self.settings;
-        Ok(match def.name {
-            "ragdown_recall" => match parse(arguments) {
-                Ok(args) => tools::recall(scope, settings, args).await,
-                Err(err) => Err(err),
-            },
-            "ragdown_read_doc" => match parse(arguments) {
-                Ok(args) => tools::read_doc(scope, args).await,
-                Err(err) => Err(err),
-            },
-            "ragdown_stats" => match parse(arguments) {
-                Ok(args) => tools::stats(scope, settings, args).await,
-                Err(err) => Err(err),
-            },
-            "ragdown_reindex" => match parse(arguments) {
-                Ok(args) => tools::reindex(scope, args).await,
-                Err(err) => Err(err),
-            },
-            _ => unreachable!("every listed tool is dispatched"),
-        })
+        let result = async {
+            match def.name {
+                "ragdown_recall" => tools::recall(scope, settings, parse(arguments)?).await,
+                "ragdown_read_doc" => tools::read_doc(scope, parse(arguments)?).await,
+                "ragdown_stats" => tools::stats(scope, settings, parse(arguments)?).await,
+                "ragdown_reindex" => tools::reindex(scope, parse(arguments)?).await,
+                _ => unreachable!("every listed tool is dispatched"),
+            }
+        }
+        .await;
+        Ok(result)
     }
 
     fn instructions(&self) -> String {

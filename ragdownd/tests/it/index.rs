@@ -265,7 +265,10 @@ async fn the_watcher_indexes_edits_without_being_asked() {
             assert!(!files.contains_key(".obsidian/c.md"));
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the watcher did not pick up notes/b.md");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the watcher did not pick up notes/b.md"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     std::fs::remove_file(docs.path().join("a.md")).unwrap();
@@ -286,6 +289,13 @@ async fn binary_files_named_markdown_are_skipped_and_the_rest_indexed() {
     let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
     settle(&engine).await;
     let files = engine.store().files().await.unwrap();
-    assert!(files.contains_key("good.md") && !files.contains_key("image.md"), "{files:?}");
-    assert_eq!(std::fs::read(docs.path().join("image.md")).unwrap()[..4], *b"\x89PNG", "the file is untouched");
+    assert!(
+        files.contains_key("good.md") && !files.contains_key("image.md"),
+        "{files:?}"
+    );
+    assert_eq!(
+        std::fs::read(docs.path().join("image.md")).unwrap()[..4],
+        *b"\x89PNG",
+        "the file is untouched"
+    );
 }

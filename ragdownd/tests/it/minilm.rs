@@ -123,9 +123,15 @@ async fn without_a_choice_an_unreachable_default_falls_back_to_a_cached_model() 
         .unwrap()
         .unwrap_err()
         .to_string();
-    assert!(err.contains("granite-small") && err.contains("could not be downloaded"), "{err}");
+    assert!(
+        err.contains("granite-small") && err.contains("could not be downloaded"),
+        "{err}"
+    );
     let unknown = choice(Some("gpt-17"), models.path());
     let err = ragdownd::embed::select::select(&unknown).unwrap_err().to_string();
     assert!(err.starts_with("unknown model \"gpt-17\""), "{err}");
-    assert!(!models.path().join("granite-small").exists(), "a failed download leaves nothing");
+    assert!(
+        !models.path().join("granite-small").exists(),
+        "a failed download leaves nothing"
+    );
 }
