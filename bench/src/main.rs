@@ -30,6 +30,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Cmd {
+    /// Write the generated runbook corpus (30 documents, 210 sections) and its questions.
+    Corpus {
+        /// Directory for the Markdown files; `questions.json` goes beside them.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// First index, no-op re-sync and search latency over a docs dir.
     Index {
         /// The Markdown to index (every file under it, as `stdio` does).
@@ -271,6 +277,16 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let result = runtime.block_on(async move {
         match cli.command {
+            Cmd::Corpus { out } => {
+                let corpus = bench::corpus::generate();
+                bench::corpus::write_markdown(&corpus, &out)?;
+                let questions = out.join("questions.json");
+                std::fs::write(&questions, serde_json::to_string_pretty(&corpus.questions)?)?;
+                Ok(
+                    json!({"workload": "corpus", "docs": corpus.docs.len(), "questions": corpus.questions.len(),
+                    "out": out.display().to_string()}),
+                )
+            }
             Cmd::Index {
                 docs,
                 embedder,

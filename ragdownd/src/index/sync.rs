@@ -77,6 +77,8 @@ pub enum SyncError {
     List(PathBuf, String),
     #[error("the sync task stopped")]
     Stopped,
+    #[error("an index write failed: {0}")]
+    Write(String),
 }
 
 struct Request {
@@ -239,23 +241,32 @@ impl Shared {
         let mut files_done = 0;
         let mut group: Vec<Changed> = Vec::new();
         let mut group_chunks = 0;
+        // One group's write runs while the next group is embedded: the model never waits for
+        // LanceDB, and at most one write is in flight, so groups land in order.
+        let mut writing: Option<tokio::task::JoinHandle<Result<(usize, usize), SyncError>>> = None;
         let mut iter = changed.into_iter().peekable();
         while let Some(file) = iter.next() {
             group_chunks += file.document.chunks.len();
             group.push(file);
-            if group_chunks >= EMBED_BATCH || iter.peek().is_none() {
-                let files = std::mem::take(&mut group);
-                files_done += files.len();
-                report.chunks += self.write_group(files).await?;
-                group_chunks = 0;
-                self.set_progress(Progress {
-                    running: true,
-                    files_total: total_files,
-                    files_done,
-                    chunks_done: report.chunks,
-                });
-                tracing::info!(files = files_done, of = total_files, chunks = report.chunks, "indexing");
+            if group_chunks < EMBED_BATCH && iter.peek().is_some() {
+                continue;
             }
+            let (paths, rows) = self.embed_group(std::mem::take(&mut group)).await?;
+            group_chunks = 0;
+            if let Some(previous) = writing.take() {
+                self.written(previous, &mut files_done, &mut report, total_files)
+                    .await?;
+            }
+            let store = self.store.clone();
+            writing = Some(tokio::spawn(async move {
+                let counts = (paths.len(), rows.len());
+                store.apply(&paths, rows).await?;
+                Ok(counts)
+            }));
+        }
+        if let Some(previous) = writing.take() {
+            self.written(previous, &mut files_done, &mut report, total_files)
+                .await?;
         }
         if report.added + report.updated + report.removed > 0 || full {
             self.store.optimize().await?;
@@ -275,8 +286,34 @@ impl Shared {
         Ok(report)
     }
 
-    /// Embeds and stores a group of files: one delete and one add for all of them.
-    async fn write_group(&self, files: Vec<Changed>) -> Result<usize, SyncError> {
+    /// Waits for a group's write and records its progress.
+    async fn written(
+        &self,
+        write: tokio::task::JoinHandle<Result<(usize, usize), SyncError>>,
+        files_done: &mut usize,
+        report: &mut SyncReport,
+        total_files: usize,
+    ) -> Result<(), SyncError> {
+        let (files, chunks) = write.await.map_err(|e| SyncError::Write(e.to_string()))??;
+        *files_done += files;
+        report.chunks += chunks;
+        self.set_progress(Progress {
+            running: true,
+            files_total: total_files,
+            files_done: *files_done,
+            chunks_done: report.chunks,
+        });
+        tracing::info!(
+            files = *files_done,
+            of = total_files,
+            chunks = report.chunks,
+            "indexing"
+        );
+        Ok(())
+    }
+
+    /// Embeds a group of files into rows; the caller replaces them with one delete and one add.
+    async fn embed_group(&self, files: Vec<Changed>) -> Result<(Vec<String>, Vec<ChunkRow>), SyncError> {
         let mut texts = Vec::new();
         for file in &files {
             for chunk in &file.document.chunks {
@@ -322,9 +359,7 @@ impl Shared {
             }
             paths.push(file.listed.path);
         }
-        let count = rows.len();
-        self.store.apply(&paths, rows).await?;
-        Ok(count)
+        Ok((paths, rows))
     }
 
     fn set_progress(&self, progress: Progress) {
