@@ -60,7 +60,20 @@ impl Engine {
                 None => tracing::info!(dir = %options.data_dir.display(), "creating a new index"),
             }
         }
-        let store = Arc::new(Store::open(&options.data_dir.join("lance"), embedder.dim(), rebuild).await?);
+        let lance_dir = options.data_dir.join("lance");
+        let (store, rebuild) = match Store::open(&lance_dir, embedder.dim(), rebuild).await {
+            Ok(store) => (store, rebuild),
+            Err(err) => {
+                // The index is a cache of the files: when it cannot be read, start it again.
+                tracing::warn!(
+                    "the index in {} cannot be opened ({err}); rebuilding it",
+                    lance_dir.display()
+                );
+                std::fs::remove_dir_all(&lance_dir).map_err(|e| EngineError::DataDir(lance_dir.clone(), e))?;
+                (Store::open(&lance_dir, embedder.dim(), true).await?, true)
+            }
+        };
+        let store = Arc::new(store);
         if rebuild {
             current
                 .write(&meta_path)

@@ -299,3 +299,38 @@ async fn binary_files_named_markdown_are_skipped_and_the_rest_indexed() {
         "the file is untouched"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreadable_index_is_rebuilt_from_the_files() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    {
+        let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+        settle(&engine).await;
+    }
+    // Damage every manifest, as a disk fault or a half-copied backup would.
+    for entry in walkdir::WalkDir::new(data.path().join("lance")).into_iter().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "manifest") {
+            std::fs::write(entry.path(), b"not a manifest").unwrap();
+        }
+    }
+    assert!(
+        Store::open(&data.path().join("lance"), 384, false).await.is_err(),
+        "the damage must make the index unreadable, or this test checks nothing"
+    );
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    assert_eq!(engine.store().count().await.unwrap(), 2);
+    let hits = search::search(
+        engine.store(),
+        engine.embedder.as_ref(),
+        &SearchRequest {
+            query: "beta",
+            limit: 1,
+            ..SearchRequest::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(hits[0].chunk.path, "b.md");
+}
