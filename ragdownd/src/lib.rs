@@ -3,6 +3,7 @@
 //! Layers, from the disk up:
 //!
 //! - [`markdown`]: chunking and front matter; pure functions of a file's text.
+//! - [`documents`]: validated paths and safe writes of user documents (atomic, hash-guarded).
 //! - [`embed`]: the [`embed::Embedder`] trait and its implementations (in-process model, hash).
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
 //! - [`search`]: hybrid retrieval (dense + BM25, reciprocal rank fusion) and filters.
@@ -15,6 +16,7 @@
 
 pub mod app;
 pub mod config;
+pub mod documents;
 pub mod embed;
 pub mod engine;
 pub mod folders;

@@ -1,0 +1,1 @@
+//! Placeholder: filled by the documents work (paths, atomic writes, provenance, replacements, remember).

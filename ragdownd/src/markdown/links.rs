@@ -1,0 +1,1 @@
+//! Placeholder: Obsidian links (filled by the links work).
