@@ -1,1 +1,166 @@
-//! Placeholder: filled by the documents work (paths, atomic writes, provenance, replacements, remember).
+//! The user's documents as the write tools change them: which client paths may be touched, how a
+//! file is replaced without a reader ever seeing half of it, and the text-level edits (passage
+//! replacements, appends, provenance stamps, `ragdown_remember`'s front matter).
+//!
+//! Everything here is synchronous over `std::fs`; async callers run it under `spawn_blocking`.
+//! This module never touches the index or the embedder and never formats a tool's success text:
+//! it refuses with a [`DocError`] whose message is the exact text the agent is shown, and leaves
+//! syncing and output to the tools above it. Behaviour follows the TypeScript original's
+//! `resolve-path.ts`, `write-atomic.ts`, `content-hash.ts`, `provenance.ts`, `replacements.ts`,
+//! `remember.ts` and the write half of `scope.ts`.
+
+pub mod append;
+pub mod hash;
+pub mod paths;
+pub mod provenance;
+pub mod remember;
+pub mod replacements;
+pub mod write;
+
+pub use append::append_text;
+pub use hash::{content_hash, is_version, short_hash};
+pub use paths::{create_parent_dirs, resolve_client_path};
+pub use provenance::{keep_provenance, stamp_provenance};
+pub use remember::{
+    create_unique, relative_posix, remember_frontmatter, remember_text, resolve_supersedes, slug, unique_path,
+};
+pub use replacements::{Edit, apply_replacements};
+pub use write::{
+    Expected, Written, atomic_write, check_base, delete_guarded, read_existing, with_path_lock, write_guarded,
+};
+
+/// Why a document operation was refused or failed. `Display` is the exact message an agent (or
+/// the web UI) is shown; [`DocError::status`] and [`DocError::code`] are what an HTTP answer needs.
+#[derive(Debug, thiserror::Error)]
+pub enum DocError {
+    /// 400: the request itself is wrong (a bad path, an edit that changes nothing).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 404: the document, heading or passage it names is not there.
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: the request clashes with what is on disk now.
+    #[error("{message}")]
+    Conflict {
+        /// The message shown.
+        message: String,
+        /// A machine-readable reason for clients that react to it: `changed` when the file is no
+        /// longer the version the caller read.
+        code: Option<&'static str>,
+    },
+    /// 500: the file system failed under a request that was fine.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, with the path, e.g. `could not write ops/a.md`.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl DocError {
+    /// The HTTP status this error answers with.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::BadRequest(_) => 400,
+            Self::NotFound(_) => 404,
+            Self::Conflict { .. } => 409,
+            Self::Io { .. } => 500,
+        }
+    }
+
+    /// The machine-readable code, when there is one (`changed`).
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            Self::Conflict { code, .. } => *code,
+            _ => None,
+        }
+    }
+
+    /// A 409 with no code.
+    pub(crate) fn conflict(message: impl Into<String>) -> Self {
+        Self::Conflict {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// A 409 with code `changed`: the file is no longer the version the caller read.
+    pub(crate) fn changed(message: impl Into<String>) -> Self {
+        Self::Conflict {
+            message: message.into(),
+            code: Some("changed"),
+        }
+    }
+
+    /// Wraps an I/O error with what was being attempted.
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+        let context = context.into();
+        move |source| Self::Io { context, source }
+    }
+}
+
+/// The line ending a text uses, judged by its first line: `\r\n` when the first `\n` follows a
+/// `\r`, otherwise `\n`. A file keeps the ending it had, whatever the new text was written with.
+pub(crate) fn line_ending(text: &[u8]) -> &'static str {
+    match text.iter().position(|b| *b == b'\n') {
+        Some(at) if at > 0 && text[at - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// `text` with every `\r\n` or `\n` written as `ending`. Lone `\r`s are left as they are.
+pub(crate) fn with_line_ending(text: &str, ending: &str) -> String {
+    let unix = text.replace("\r\n", "\n");
+    if ending == "\n" {
+        unix
+    } else {
+        unix.replace('\n', ending)
+    }
+}
+
+/// A string as JSON writes it (`"a \"b\""`), which is also a valid YAML double-quoted scalar.
+pub(crate) fn json_quote(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
+/// A value from the golden outputs of the original (`tests/data/expected.json`).
+#[cfg(test)]
+pub(crate) fn golden(key: &str) -> serde_json::Value {
+    let all: serde_json::Value =
+        serde_json::from_str(include_str!("../../tests/data/expected.json")).expect("expected.json parses");
+    all.get(key)
+        .unwrap_or_else(|| panic!("no {key} in expected.json"))
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_map_to_http_statuses_and_codes() {
+        assert_eq!(DocError::BadRequest("x".into()).status(), 400);
+        assert_eq!(DocError::NotFound("x".into()).status(), 404);
+        let changed = DocError::changed("a.md was changed on disk since it was opened");
+        assert_eq!((changed.status(), changed.code()), (409, Some("changed")));
+        assert_eq!(changed.to_string(), "a.md was changed on disk since it was opened");
+        assert_eq!(DocError::conflict("x").code(), None);
+        let io = DocError::io("could not write a.md")(std::io::Error::other("disk full"));
+        assert_eq!(
+            (io.status(), io.to_string().as_str()),
+            (500, "could not write a.md: disk full")
+        );
+    }
+
+    #[test]
+    fn line_ending_is_read_from_the_first_line() {
+        assert_eq!(line_ending(b"a\r\nb\nc"), "\r\n");
+        assert_eq!(line_ending(b"a\nb\r\nc"), "\n");
+        assert_eq!(line_ending(b"\nb\r\nc"), "\n");
+        assert_eq!(line_ending(b"no newline"), "\n");
+        assert_eq!(with_line_ending("a\nb\r\nc\n", "\r\n"), "a\r\nb\r\nc\r\n");
+        assert_eq!(with_line_ending("a\r\nb\n", "\n"), "a\nb\n");
+    }
+}

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::TryStreamExt;
@@ -123,6 +124,8 @@ pub struct Store {
     dim: usize,
     /// Superseded path -> the documents that supersede it, cached until the next write.
     superseded: Mutex<Option<Arc<Superseded>>>,
+    /// Whether the full-text index exists (checked once, then known).
+    has_fts: AtomicBool,
 }
 
 fn schema(dim: usize) -> SchemaRef {
@@ -177,6 +180,7 @@ impl Store {
             table,
             dim,
             superseded: Mutex::new(None),
+            has_fts: AtomicBool::new(false),
         })
     }
 
@@ -193,6 +197,7 @@ impl Store {
         if !rows.is_empty() {
             let batch = self.to_batch(&rows)?;
             self.table.add(batch).execute().await?;
+            self.ensure_fts().await?;
         }
         *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(())
@@ -205,15 +210,20 @@ impl Store {
         Ok(())
     }
 
-    /// Folds new rows into the full-text index (building it the first time) and compacts.
-    pub async fn optimize(&self) -> Result<()> {
-        let has_fts = self
+    /// Builds the full-text index when the table has rows and none yet. Rows added later are
+    /// still found (scanned) until [`Store::optimize`] folds them in, so building it after the
+    /// first write lets BM25 answer while a long first index is still running.
+    async fn ensure_fts(&self) -> Result<()> {
+        if self.has_fts.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let exists = self
             .table
             .list_indices()
             .await?
             .iter()
             .any(|index| index.columns.iter().any(|c| c == "search_text"));
-        if !has_fts {
+        if !exists {
             if self.count().await? == 0 {
                 return Ok(());
             }
@@ -226,6 +236,13 @@ impl Store {
                 .execute()
                 .await?;
         }
+        self.has_fts.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Folds new rows into the full-text index and compacts the table.
+    pub async fn optimize(&self) -> Result<()> {
+        self.ensure_fts().await?;
         self.table.optimize(OptimizeAction::All).await?;
         Ok(())
     }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs the benchmark workloads in a release build and writes their results to bench/results/.
+#
+#   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k chunks (hash)
+#
+# Release builds go to their own target directory ($RAGDOWN_CACHE/target-release), so they never
+# invalidate the test build. Quote medians from one run: the machines are shared and noisy.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$ROOT/scripts/lib.sh"
+export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
+"$ROOT/scripts/install-ort.sh" >/dev/null
+"$ROOT/scripts/install-model.sh" minilm >/dev/null
+(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench)
+BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
+DAY=$(date -u +%Y-%m-%d)
+OUT="$ROOT/bench/results/$DAY-index.jsonl"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+"$BENCH" corpus --out "$WORK/runbooks" >/dev/null
+python3 -c 'import json,sys; print("\n".join(q["q"] for q in json.load(open(sys.argv[1]))[:60]))' \
+    "$WORK/runbooks/questions.json" > "$WORK/runbook-queries.txt"
+rm "$WORK/runbooks/questions.json"
+
+run() { # run NAME ARGS...
+    local name=$1
+    shift
+    log "$name: ragdown-bench index $*"
+    "$BENCH" index "$@" 2>"$WORK/$name.log" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r["name"] = sys.argv[1]
+r["command"] = sys.argv[2]
+r["date"] = sys.argv[3]
+print(json.dumps(r))' "$name" "ragdown-bench index $*" "$DAY" >> "$OUT"
+}
+: > "$OUT"
+run vault-minilm --docs "$ROOT/examples/vault" --embedder minilm --runs 3
+run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries "$WORK/runbook-queries.txt"
+run runbooks-hash --docs "$WORK/runbooks" --embedder hash --runs 5 --queries "$WORK/runbook-queries.txt"
+run runbooks-10k-hash --docs "$WORK/runbooks" --embedder hash --runs 3 --copies 50 --queries "$WORK/runbook-queries.txt"
+log "results in $OUT"
+python3 - "$OUT" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print("| workload | embedder | chunks | index chunks/s (median) | no-op re-sync ms | recall p50 / p95 ms | peak RSS MB |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {r['name']} | {r['embedder']} | {r['chunks']} | {r['index_chunks_per_s_median']} | {r['noop_resync_ms_median']} | {r['recall_ms_p50']} / {r['recall_ms_p95']} | {r['peak_rss_mb']} |")
+PY
