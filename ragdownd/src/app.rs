@@ -19,6 +19,7 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
         ToolSettings {
             text_limit: config.text_limit,
             read_only: config.read_only,
+            notes_dir: config.notes_dir.clone(),
         },
         ToolFilter {
             read_only: config.read_only,

@@ -65,6 +65,9 @@ pub struct Options {
     /// Tools to leave out, comma-separated (e.g. ragdown_stats,ragdown_reindex).
     #[arg(long, env = "RAGDOWN_DISABLED_TOOLS", global = true, value_delimiter = ',')]
     pub disabled_tools: Vec<String>,
+    /// Where ragdown_remember writes, relative to each folder.
+    #[arg(long, env = "RAGDOWN_NOTES_DIR", global = true, default_value = "notes")]
+    pub notes_dir: String,
     /// Characters per hit in text output.
     #[arg(long, env = "RAGDOWN_TEXT_LIMIT", global = true, default_value_t = 2000)]
     pub text_limit: usize,
@@ -109,6 +112,8 @@ pub enum ConfigError {
     DocsDirMissing(PathBuf),
     #[error("set RAGDOWN_TOKEN (openssl rand -hex 32), or SECURE_LOCAL_NET=true on a trusted network")]
     NoAuth,
+    #[error("RAGDOWN_NOTES_DIR must be a relative path inside the folder, not a dot-folder: {0}")]
+    NotesDir(String),
     #[error("RAGDOWN_THREADS must be at least 1")]
     Threads,
     #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
@@ -127,6 +132,7 @@ pub struct Config {
     pub read_only: bool,
     pub disabled_tools: Vec<String>,
     pub text_limit: usize,
+    pub notes_dir: String,
     pub listen: std::net::SocketAddr,
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
@@ -186,6 +192,7 @@ impl Config {
                 .filter(|t| !t.is_empty())
                 .collect(),
             text_limit: o.text_limit,
+            notes_dir: notes_dir(&o.notes_dir)?,
             listen: std::net::SocketAddr::new(o.host, o.port),
             token: if o.secure_local_net && token.is_none() {
                 None
@@ -213,6 +220,20 @@ impl Config {
             log: o.log,
         })
     }
+}
+
+/// Validates `RAGDOWN_NOTES_DIR`: relative, inside the folder, no dot-folder.
+fn notes_dir(raw: &str) -> Result<String, ConfigError> {
+    let clean = raw.trim().trim_matches('/');
+    let segments: Vec<&str> = clean.split('/').collect();
+    if clean.is_empty()
+        || segments
+            .iter()
+            .any(|s| s.is_empty() || s.starts_with('.') || *s == "node_modules")
+    {
+        return Err(ConfigError::NotesDir(raw.to_string()));
+    }
+    Ok(clean.to_string())
 }
 
 /// `<sha256(mode == folders ? "folders\0" + docsDir : docsDir)[0:16]>`, as the original names it.

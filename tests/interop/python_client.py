@@ -8,7 +8,10 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-EXPECTED_TOOLS = {"ragdown_recall", "ragdown_read_doc", "ragdown_stats", "ragdown_reindex"}
+EXPECTED_TOOLS = {
+    "ragdown_recall", "ragdown_read_doc", "ragdown_stats", "ragdown_reindex",
+    "ragdown_remember", "ragdown_write", "ragdown_edit", "ragdown_delete",
+}
 
 
 async def check(session: ClientSession, where: str, path: str) -> None:

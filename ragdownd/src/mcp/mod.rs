@@ -19,7 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Scope;
-use crate::tools::{self, ToolError, ToolSettings};
+use crate::tools::{self, ToolError, ToolSettings, write};
 
 /// Which tools exist and which a server hides.
 #[derive(Debug, Clone, Default)]
@@ -57,6 +57,22 @@ const REINDEX: &str = "Sync the index with the files now and report what changed
 ({added, updated, removed, unchanged, chunks, ms}). The index normally follows file changes by itself; use this \
 after bulk edits made outside the watcher, or with full: true to rebuild from scratch.";
 
+const WRITE: &str = "Create a document, replace one, or append to one. A new path creates the document. To \
+replace an existing document pass base_hash, the hash ragdown_read_doc printed, so a version someone changed \
+since is never overwritten; with append: true the text goes at the end (or at the end of the section under \
+heading) and base_hash is optional. For small changes prefer ragdown_edit; for a new note prefer ragdown_remember.";
+
+const EDIT: &str = "Change passages of a document: each edit replaces old_text, copied exactly from the document \
+(ragdown_read_doc), with new_text. Edits apply in order and all or none are written. When a passage is not \
+found, the error shows the nearest one to copy from. Pass base_hash to refuse if the file changed since you read it.";
+
+const DELETE: &str = "Delete a document, or a subfolder with recursive: true. Pass base_hash (from \
+ragdown_read_doc) to delete a document only if it is still the version you read. Cannot be undone.";
+
+const REMEMBER: &str = "Save a new note (title, Markdown content, optional tags) in this folder's notes \
+directory, with front matter saying an agent wrote it. Never overwrites: a taken name gets -2, -3... Use \
+supersedes to mark older documents it replaces, so searches stop returning them. It is searchable at once.";
+
 fn defs() -> Vec<ToolDef> {
     vec![
         ToolDef {
@@ -82,6 +98,38 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::StatsArgs>,
+        },
+        ToolDef {
+            name: "ragdown_remember",
+            description: REMEMBER,
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            schema: schema_for_type::<write::RememberArgs>,
+        },
+        ToolDef {
+            name: "ragdown_write",
+            description: WRITE,
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            schema: schema_for_type::<write::WriteArgs>,
+        },
+        ToolDef {
+            name: "ragdown_edit",
+            description: EDIT,
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            schema: schema_for_type::<write::EditArgs>,
+        },
+        ToolDef {
+            name: "ragdown_delete",
+            description: DELETE,
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            schema: schema_for_type::<write::DeleteArgs>,
         },
         ToolDef {
             name: "ragdown_reindex",
@@ -146,6 +194,10 @@ impl RagdownServer {
                 "ragdown_read_doc" => tools::read_doc(scope, parse(arguments)?).await,
                 "ragdown_stats" => tools::stats(scope, settings, parse(arguments)?).await,
                 "ragdown_reindex" => tools::reindex(scope, parse(arguments)?).await,
+                "ragdown_remember" => write::remember(scope, settings, parse(arguments)?).await,
+                "ragdown_write" => write::write(scope, settings, parse(arguments)?).await,
+                "ragdown_edit" => write::edit(scope, settings, parse(arguments)?).await,
+                "ragdown_delete" => write::delete(scope, settings, parse(arguments)?).await,
                 _ => unreachable!("every listed tool is dispatched"),
             }
         }

@@ -7,3 +7,4 @@ mod index;
 mod minilm;
 mod stdio;
 mod support;
+mod write;

@@ -60,6 +60,8 @@ pub struct StdioClient {
     stdin: ChildStdin,
     stdout: Lines<BufReader<ChildStdout>>,
     next_id: u64,
+    /// Responses read while waiting for another one.
+    early: std::collections::HashMap<u64, Value>,
 }
 
 impl StdioClient {
@@ -89,6 +91,7 @@ impl StdioClient {
             stdin,
             stdout,
             next_id: 1,
+            early: Default::default(),
         };
         let init = client
             .request(
@@ -114,12 +117,20 @@ impl StdioClient {
         self.stdin.flush().await.unwrap();
     }
 
-    /// Sends a request and returns the whole response (result or error).
-    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+    /// Sends a request without waiting for its answer; returns its id.
+    pub async fn send_request(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
+        id
+    }
+
+    /// Reads messages until the response to `id` arrives.
+    pub async fn response(&mut self, id: u64) -> Value {
+        if let Some(message) = self.early.remove(&id) {
+            return message;
+        }
         let deadline = Duration::from_secs(120);
         loop {
             let line = tokio::time::timeout(deadline, self.stdout.next_line())
@@ -129,10 +140,20 @@ impl StdioClient {
                 .expect("ragdownd closed stdout");
             let message: Value =
                 serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
-            if message.get("id") == Some(&json!(id)) {
-                return message;
+            match message.get("id").and_then(Value::as_u64) {
+                Some(got) if got == id => return message,
+                Some(other) => {
+                    self.early.insert(other, message);
+                }
+                None => {}
             }
         }
+    }
+
+    /// Sends a request and returns the whole response (result or error).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params).await;
+        self.response(id).await
     }
 
     /// Lists tool names, sorted.

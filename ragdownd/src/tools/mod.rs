@@ -16,6 +16,8 @@ use crate::index::sync::{is_markdown, is_skipped, iso_from_ms, utc_day};
 use crate::markdown::chunker::breadcrumb;
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
+pub mod write;
+
 /// Most hits a search returns.
 pub const MAX_TOP_K: usize = 50;
 
@@ -25,12 +27,12 @@ pub const MAX_TOP_K: usize = 50;
 pub struct ToolError(pub String);
 
 impl ToolError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self(message.into())
     }
 }
 
-type ToolResult = Result<String, ToolError>;
+pub(crate) type ToolResult = Result<String, ToolError>;
 
 /// Settings every tool call sees.
 #[derive(Debug, Clone)]
@@ -39,6 +41,8 @@ pub struct ToolSettings {
     pub text_limit: usize,
     /// `RAGDOWN_READ_ONLY`.
     pub read_only: bool,
+    /// Where `ragdown_remember` writes, relative to a folder (`RAGDOWN_NOTES_DIR`).
+    pub notes_dir: String,
 }
 
 fn default_top_k() -> usize {

@@ -1,0 +1,301 @@
+//! The write tools: `ragdown_write`, `ragdown_edit`, `ragdown_delete`, `ragdown_remember`.
+//!
+//! Each validates the client's path inside the scope, does its file work off the async threads
+//! through [`crate::documents`] (atomic, hash-guarded, never half a file), then syncs the index so
+//! the change is searchable before the tool answers. Output and error text are the original's.
+
+use std::path::{Path, PathBuf};
+
+use rmcp::schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ToolError, ToolResult, ToolSettings};
+use crate::documents::{
+    self, DocError, Edit, Expected, append_text, apply_replacements, check_base, content_hash, create_parent_dirs,
+    create_unique, delete_guarded, keep_provenance, read_existing, remember_frontmatter, remember_text,
+    resolve_client_path, resolve_supersedes, short_hash, slug, stamp_provenance, write_guarded,
+};
+use crate::engine::Scope;
+
+impl From<DocError> for ToolError {
+    fn from(err: DocError) -> Self {
+        Self(err.to_string())
+    }
+}
+
+/// Arguments of `ragdown_write`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct WriteArgs {
+    /// The document's path in this folder, e.g. `ops/backups.md` (created when new).
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// The whole new text, or with `append` the text to add.
+    #[schemars(length(min = 1))]
+    pub text: String,
+    /// Required to replace an existing document: the hash `ragdown_read_doc` printed (12+ characters).
+    pub base_hash: Option<String>,
+    /// Add `text` at the end of the document (or of the section under `heading`) instead of replacing it.
+    #[serde(default)]
+    pub append: bool,
+    /// With `append`: the heading whose section gets the text.
+    pub heading: Option<String>,
+    /// Your session id, recorded in a new document's front matter.
+    pub session_id: Option<String>,
+}
+
+/// One replacement of `ragdown_edit`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct EditArg {
+    /// The exact passage to replace, copied from the document (whitespace included).
+    #[schemars(length(min = 1))]
+    pub old_text: String,
+    /// The text that takes its place (empty deletes it).
+    pub new_text: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Arguments of `ragdown_edit`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct EditArgs {
+    /// The document's path in this folder.
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// Replacements, applied in order; all apply or nothing is written.
+    #[schemars(length(min = 1))]
+    pub edits: Vec<EditArg>,
+    /// The hash `ragdown_read_doc` printed; when given, the edit is refused if the file changed since.
+    pub base_hash: Option<String>,
+}
+
+/// Arguments of `ragdown_delete`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct DeleteArgs {
+    /// A document or a subfolder of this folder.
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// Delete a subfolder with everything in it.
+    #[serde(default)]
+    pub recursive: bool,
+    /// For a document: the hash `ragdown_read_doc` printed; it is deleted only if still that version.
+    pub base_hash: Option<String>,
+}
+
+/// Arguments of `ragdown_remember`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct RememberArgs {
+    /// The note's title.
+    #[schemars(length(min = 1))]
+    pub title: String,
+    /// The note's Markdown body.
+    #[schemars(length(min = 1))]
+    pub content: String,
+    /// Tags for the note.
+    pub tags: Option<Vec<String>>,
+    /// File name without `.md` [default: `<date>-<slug of the title>`]; never overwrites (adds `-2`, `-3`...).
+    pub name: Option<String>,
+    /// Documents of this folder that this note replaces; searches skip them from now on.
+    pub supersedes: Option<Vec<String>>,
+    /// Your session id, recorded in the front matter.
+    pub session_id: Option<String>,
+}
+
+fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
+    if settings.read_only {
+        return Err(ToolError::new("The server is read-only (RAGDOWN_READ_ONLY)"));
+    }
+    Ok(())
+}
+
+/// Runs blocking file work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, DocError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::new(format!("the write was interrupted: {e}")))?
+        .map_err(ToolError::from)
+}
+
+/// Brings the index up to date with a write before the tool answers.
+async fn index_now(scope: &Scope) -> Result<(), ToolError> {
+    scope
+        .engine
+        .indexer
+        .sync(false)
+        .await
+        .map(|_| ())
+        .map_err(ToolError::new)
+}
+
+/// The client's path as the scope shows it: `/` separators, no `./`.
+fn shown(path: &str) -> String {
+    path.trim()
+        .replace('\\', "/")
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `ragdown_write`: create, replace (with `base_hash`) or append to a document.
+pub async fn write(scope: &Scope, settings: &ToolSettings, args: WriteArgs) -> ToolResult {
+    refuse_read_only(settings)?;
+    if args.heading.is_some() && !args.append {
+        return Err(ToolError::new("heading is for append: true"));
+    }
+    let root = scope.dir();
+    let shown = shown(&args.path);
+    let path = resolve_client_path(&root, &args.path, true)?;
+    let display = shown.clone();
+    let written = blocking(move || {
+        create_parent_dirs(&root, &path)?;
+        let existing = read_existing(&path, &display)?;
+        match (existing, args.append) {
+            (None, true) => Err(DocError::NotFound(format!("no such document: {display}"))),
+            (Some(current), true) => {
+                let hash = content_hash(&current);
+                check_base(&display, args.base_hash.as_deref(), &hash)?;
+                let current = String::from_utf8_lossy(&current);
+                let next = append_text(&current, &args.text, args.heading.as_deref(), &display)?;
+                write_guarded(&path, &display, &next, Expected::Version(&hash))
+            }
+            (None, false) => {
+                let text = stamp_provenance(&args.text, "ragdown_write", args.session_id.as_deref());
+                write_guarded(&path, &display, &text, Expected::New)
+            }
+            (Some(previous), false) => {
+                let text = keep_provenance(&String::from_utf8_lossy(&previous), &args.text);
+                write_guarded(&path, &display, &text, args.base_hash.as_deref().into())
+            }
+        }
+    })
+    .await?;
+    index_now(scope).await?;
+    let verb = if written.created { "created" } else { "wrote" };
+    Ok(format!("{verb} {shown} (hash {})", short_hash(&written.hash)))
+}
+
+/// `ragdown_edit`: exact-passage replacements, all or nothing.
+pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> ToolResult {
+    refuse_read_only(settings)?;
+    if args.edits.is_empty() {
+        return Err(ToolError::new("edits must hold at least one edit"));
+    }
+    let root = scope.dir();
+    let shown = shown(&args.path);
+    let path = resolve_client_path(&root, &args.path, true)?;
+    let display = shown.clone();
+    let (written, replaced) = blocking(move || {
+        let current = read_existing(&path, &display)?
+            .ok_or_else(|| DocError::NotFound(format!("no such document: {display}")))?;
+        let hash = content_hash(&current);
+        check_base(&display, args.base_hash.as_deref(), &hash)?;
+        let edits: Vec<Edit> = args
+            .edits
+            .into_iter()
+            .map(|e| Edit {
+                old_text: e.old_text,
+                new_text: e.new_text,
+                replace_all: e.replace_all,
+            })
+            .collect();
+        let (next, replaced) = apply_replacements(&String::from_utf8_lossy(&current), &edits)?;
+        let written = write_guarded(&path, &display, &next, Expected::Version(&hash))?;
+        Ok((written, replaced))
+    })
+    .await?;
+    index_now(scope).await?;
+    Ok(format!(
+        "edited {shown} (replaced {replaced}, hash {})",
+        short_hash(&written.hash)
+    ))
+}
+
+/// `ragdown_delete`: a document (optionally hash-guarded) or a subfolder.
+pub async fn delete(scope: &Scope, settings: &ToolSettings, args: DeleteArgs) -> ToolResult {
+    refuse_read_only(settings)?;
+    let root = scope.dir();
+    let shown = shown(&args.path);
+    let path = resolve_client_path(&root, &args.path, false)?;
+    let display = shown.clone();
+    blocking(move || delete_guarded(&path, &display, args.recursive, args.base_hash.as_deref())).await?;
+    index_now(scope).await?;
+    Ok(format!("deleted {shown}"))
+}
+
+/// Where `ragdown_remember` writes: `<folder>/<notes dir>` at a folder's root, the subfolder itself
+/// at a subfolder endpoint.
+fn notes_dir(scope: &Scope, settings: &ToolSettings) -> PathBuf {
+    let is_subfolder = scope.folder.is_some() && scope.prefix.trim_end_matches('/').contains('/');
+    if is_subfolder {
+        scope.dir()
+    } else {
+        scope.dir().join(&settings.notes_dir)
+    }
+}
+
+/// `ragdown_remember`: a new note with front matter, never overwriting.
+pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs) -> ToolResult {
+    refuse_read_only(settings)?;
+    if args.title.trim().is_empty() || args.content.trim().is_empty() {
+        return Err(ToolError::new("title and content must not be empty"));
+    }
+    let root = scope.dir();
+    let dir = notes_dir(scope, settings);
+    let today = crate::index::sync::iso_now()[..10].to_string();
+    let name = args
+        .name
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| n.trim().trim_end_matches(".md").to_string())
+        .unwrap_or_else(|| format!("{today}-{}", slug(&args.title)));
+    let (path, superseded) = blocking(move || {
+        let targets = resolve_supersedes(&root, args.supersedes.as_deref().unwrap_or_default())?;
+        // `supersedes` in front matter is relative to the note's own folder.
+        let note_dir = match Path::new(&name).parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => dir.join(parent),
+            _ => dir.clone(),
+        };
+        let relative: Vec<String> = targets
+            .iter()
+            .map(|t| documents::relative_posix(&note_dir, t))
+            .collect();
+        let front = remember_frontmatter(
+            &args.title,
+            &today,
+            args.tags.as_deref().unwrap_or_default(),
+            &relative,
+            args.session_id.as_deref(),
+        );
+        let path = create_unique(&dir, &name, &remember_text(&front, &args.content))?;
+        let superseded: Vec<String> = targets
+            .iter()
+            .filter_map(|t| t.strip_prefix(&root).ok().and_then(crate::index::sync::posix))
+            .collect();
+        Ok((path, superseded))
+    })
+    .await?;
+    index_now(scope).await?;
+    let shown = path
+        .strip_prefix(scope.dir())
+        .ok()
+        .and_then(crate::index::sync::posix)
+        .unwrap_or_default();
+    if superseded.is_empty() {
+        Ok(format!("saved {shown}"))
+    } else {
+        Ok(format!("saved {shown} (supersedes {})", superseded.join(", ")))
+    }
+}
