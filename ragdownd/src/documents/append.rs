@@ -5,7 +5,7 @@
 use super::{DocError, line_ending, with_line_ending};
 use crate::markdown::trim_js;
 // The section rules must be the ones `ragdown_read_doc` narrows a `Note#Heading` link with.
-use crate::tools::heading_range;
+use crate::markdown::links::heading_range;
 
 /// `text` with `addition` (trailing whitespace trimmed) after the last non-blank line of the whole
 /// text, or of the section under `heading` (matched as `ragdown_read_doc` matches an anchor), with

@@ -87,12 +87,17 @@ pub struct Candidate {
     pub similarity: f32,
 }
 
-/// An indexed document, as link resolution needs it.
+/// An indexed document and its front matter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentInfo {
     pub path: String,
     pub title: String,
     pub aliases: Vec<String>,
+    pub tags: Vec<String>,
+    pub mtime_ms: f64,
+    pub created_by: String,
+    pub session: String,
+    pub description: String,
 }
 
 /// What the sync needs to know about an indexed file.
@@ -283,7 +288,8 @@ impl Store {
         Ok(files)
     }
 
-    /// Every indexed document's path, title and aliases (from its first chunk), sorted by path.
+    /// Every indexed document under `path_prefix` with its front matter (from its first chunk),
+    /// sorted by path.
     pub async fn documents(&self, path_prefix: &str) -> Result<Vec<DocumentInfo>> {
         let mut filter = "chunk_index = 0".to_string();
         if !path_prefix.is_empty() {
@@ -293,26 +299,47 @@ impl Store {
             .table
             .query()
             .only_if(filter)
-            .select(Select::columns(&["path", "title", "aliases"]))
+            .select(Select::columns(&[
+                "path",
+                "title",
+                "aliases",
+                "tags",
+                "mtime_ms",
+                "created_by",
+                "session",
+                "description",
+            ]))
             .execute()
             .await?
             .try_collect()
             .await?;
+        let lines = |value: &str| -> Vec<String> {
+            value
+                .split('\n')
+                .filter(|a| !a.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
         let mut out = Vec::new();
         for batch in &batches {
             let path = strings(batch, "path")?;
             let title = strings(batch, "title")?;
             let aliases = strings(batch, "aliases")?;
+            let tags = strings(batch, "tags")?;
+            let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>();
+            let created_by = strings(batch, "created_by")?;
+            let session = strings(batch, "session")?;
+            let description = strings(batch, "description")?;
             for row in 0..batch.num_rows() {
                 out.push(DocumentInfo {
                     path: path.value(row).into(),
                     title: title.value(row).into(),
-                    aliases: aliases
-                        .value(row)
-                        .split('\n')
-                        .filter(|a| !a.is_empty())
-                        .map(str::to_string)
-                        .collect(),
+                    aliases: lines(aliases.value(row)),
+                    tags: tags.value(row).split_whitespace().map(str::to_string).collect(),
+                    mtime_ms: mtime.value(row),
+                    created_by: created_by.value(row).into(),
+                    session: session.value(row).into(),
+                    description: description.value(row).into(),
                 });
             }
         }

@@ -50,6 +50,15 @@ const READ_DOC: &str = "Read a document, or a line range of it, by the path a se
 wikilink target (Backups, Backups#Restore). Returns the lines with a header `path:start-end of total (hash …)`; the \
 hash identifies this version of the file. Use it to read around a search hit before relying on it. Not for searching.";
 
+const LIST: &str = "List the documents of this folder, one line each: path, title, tags, when it changed, who \
+wrote it, aliases, what supersedes it, and its description. Filter by path_prefix, tag, written_by or session_id; \
+sort by path or recent. Use it to see what exists or what an agent wrote in a session; use ragdown_recall to find \
+where something is said.";
+
+const BACKLINKS: &str = "List the documents of this folder that link to a document (wikilinks and relative \
+Markdown links, not links inside code), with each linking line, as JSON. Use it to see what depends on a \
+document before changing, moving or deleting it.";
+
 const STATS: &str = "Report the index behind this server as JSON: documents and chunks indexed, the embedder, whether \
 a sync is running and its progress, and the last sync's counts. For whoever runs the server; agents rarely need it.";
 
@@ -90,6 +99,22 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::ReadDocArgs>,
+        },
+        ToolDef {
+            name: "ragdown_backlinks",
+            description: BACKLINKS,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::BacklinksArgs>,
+        },
+        ToolDef {
+            name: "ragdown_list",
+            description: LIST,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<tools::ListArgs>,
         },
         ToolDef {
             name: "ragdown_stats",
@@ -192,6 +217,8 @@ impl RagdownServer {
             match def.name {
                 "ragdown_recall" => tools::recall(scope, settings, parse(arguments)?).await,
                 "ragdown_read_doc" => tools::read_doc(scope, parse(arguments)?).await,
+                "ragdown_list" => tools::list(scope, parse(arguments)?).await,
+                "ragdown_backlinks" => tools::backlinks(scope, parse(arguments)?).await,
                 "ragdown_stats" => tools::stats(scope, settings, parse(arguments)?).await,
                 "ragdown_reindex" => tools::reindex(scope, parse(arguments)?).await,
                 "ragdown_remember" => write::remember(scope, settings, parse(arguments)?).await,

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::engine::Scope;
 use crate::index::sync::{is_markdown, is_skipped, iso_from_ms, utc_day};
 use crate::markdown::chunker::breadcrumb;
+use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
 pub mod write;
@@ -102,6 +103,54 @@ pub struct ReadDocArgs {
     /// Last line to return (inclusive).
     #[schemars(range(min = 1))]
     pub end_line: Option<usize>,
+}
+
+fn default_list_limit() -> usize {
+    100
+}
+
+/// How `ragdown_list` orders documents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "lowercase")]
+pub enum ListSort {
+    /// By path.
+    #[default]
+    Path,
+    /// Most recently changed first.
+    Recent,
+}
+
+/// Arguments of `ragdown_list`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    /// Only documents under this directory (relative to this server's folder).
+    pub path_prefix: Option<String>,
+    /// Only documents with this tag or one of its sub-tags.
+    pub tag: Option<String>,
+    /// Only documents written by an agent, or only those written by people.
+    pub written_by: Option<WrittenBy>,
+    /// Only documents an agent wrote in this session.
+    pub session_id: Option<String>,
+    /// `path` (default) or `recent` (most recently changed first).
+    #[serde(default)]
+    pub sort: ListSort,
+    /// Most documents to list.
+    #[serde(default = "default_list_limit")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub limit: usize,
+}
+
+/// Arguments of `ragdown_backlinks`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct BacklinksArgs {
+    /// The document whose incoming links to list: a path or a wikilink target.
+    #[schemars(length(min = 1))]
+    pub path: String,
 }
 
 /// Arguments of `ragdown_stats`.
@@ -265,10 +314,7 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
     if raw.is_empty() {
         return Err(ToolError::new("path must not be empty"));
     }
-    let (target, heading) = match raw.split_once('#') {
-        Some((target, heading)) => (target.trim(), Some(heading.trim())),
-        None => (raw, None),
-    };
+    let (target, heading) = links::split_wikilink(raw);
     check_relative(target)?;
     let not_found = || {
         ToolError::new(format!(
@@ -337,90 +383,179 @@ async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolErro
             return Ok(Some(root_path));
         }
     }
-    // A wikilink target: a document's name (path without extension, matched at its end), then
-    // an alias; the shortest path wins, as in Obsidian.
+    // A wikilink target, resolved as Obsidian does among the scope's documents.
     let documents = scope
         .engine
         .store()
         .documents(&scope.prefix)
         .await
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let wanted = clean.to_lowercase();
-    let stem = |path: &str| -> String {
-        let scoped = scope.to_scope_path(path);
-        let cut = scoped.rfind('.').unwrap_or(scoped.len());
-        scoped[..cut].to_lowercase()
-    };
-    let by_name = documents
+    let targets: Vec<LinkTarget<'_>> = documents
         .iter()
-        .filter(|doc| {
-            let stem = stem(&doc.path);
-            stem == wanted || stem.ends_with(&format!("/{wanted}"))
+        .map(|doc| LinkTarget {
+            path: scope.to_scope_path(&doc.path),
+            aliases: &doc.aliases,
         })
-        .min_by_key(|doc| (doc.path.len(), doc.path.clone()));
-    if let Some(doc) = by_name {
-        return Ok(Some(doc.path.clone()));
+        .collect();
+    Ok(links::resolve_wikilink(clean, "", &targets).map(|found| scope.to_root_path(found)))
+}
+
+/// Most characters of a linking line that `ragdown_backlinks` shows.
+const BACKLINK_LINE_CHARS: usize = 240;
+
+/// `ragdown_backlinks`: which documents of this endpoint link to a document, and on which lines.
+pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> ToolResult {
+    let raw = args.path.trim();
+    let (target, _) = links::split_wikilink(raw);
+    check_relative(target)?;
+    let not_indexed = || ToolError::new(format!("not an indexed document: {raw}"));
+    let wanted = resolve(scope, target).await?.ok_or_else(not_indexed)?;
+    let documents = scope
+        .engine
+        .store()
+        .documents(&scope.prefix)
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    if !documents.iter().any(|doc| doc.path == wanted) {
+        return Err(not_indexed());
     }
-    Ok(documents
-        .iter()
-        .filter(|doc| doc.aliases.iter().any(|a| a.to_lowercase() == wanted))
-        .min_by_key(|doc| (doc.path.len(), doc.path.clone()))
-        .map(|doc| doc.path.clone()))
-}
-
-/// The 1-based inclusive line range of the section under `anchor` (its last `#` part), ending
-/// before the next heading of the same or a higher level. Headings in code fences do not count.
-pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
-    let anchor = anchor.rsplit('#').next().unwrap_or(anchor).trim().to_lowercase();
-    let headings = headings(lines);
-    let position = headings.iter().position(|(_, _, text)| text.to_lowercase() == anchor)?;
-    let (line, level, _) = headings[position];
-    let end = headings[position + 1..]
-        .iter()
-        .find(|(_, other, _)| *other <= level)
-        .map(|(next, _, _)| *next)
-        .unwrap_or(lines.len());
-    Some((line + 1, end))
-}
-
-/// `(0-based line, level, text)` of every ATX heading outside code fences.
-fn headings<'a>(lines: &[&'a str]) -> Vec<(usize, usize, &'a str)> {
-    let mut out = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    for (i, line) in lines.iter().enumerate() {
-        let trimmed = line.trim_start_matches(' ');
-        let indent = line.len() - trimmed.len();
-        let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
-        if indent <= 3
-            && let Some(c) = marker
-        {
-            let run = trimmed.chars().take_while(|x| *x == c).count();
-            if run >= 3 {
-                match fence {
-                    None => fence = Some((c, run)),
-                    Some((open, len)) if open == c && run >= len && trimmed[run..].trim().is_empty() => fence = None,
-                    Some(_) => {}
-                }
+    let wanted = scope.to_scope_path(&wanted).to_string();
+    let root = scope.dir();
+    // Links are resolved within the scope, with scope-relative paths, as an agent there sees them.
+    let documents: Vec<_> = documents
+        .into_iter()
+        .map(|mut doc| {
+            doc.path = scope.to_scope_path(&doc.path).to_string();
+            doc
+        })
+        .collect();
+    let found = tokio::task::spawn_blocking(move || {
+        let targets: Vec<LinkTarget<'_>> = documents
+            .iter()
+            .map(|doc| LinkTarget {
+                path: doc.path.as_str(),
+                aliases: &doc.aliases,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for doc in &documents {
+            let from = doc.path.as_str();
+            if from == wanted {
                 continue;
             }
+            let Ok(source) = std::fs::read_to_string(root.join(from)) else {
+                continue;
+            };
+            let lines: Vec<&str> = source.lines().collect();
+            let mut hits: Vec<serde_json::Value> = Vec::new();
+            let mut seen_lines = std::collections::HashSet::new();
+            for link in links::find_links(&source) {
+                let resolved = match link.kind {
+                    LinkKind::Wiki => links::resolve_wikilink(&link.target, from, &targets).map(str::to_string),
+                    LinkKind::Markdown => links::resolve_relative(&link.target, from),
+                };
+                if resolved.as_deref() == Some(wanted.as_str()) && seen_lines.insert(link.line) {
+                    let text = lines.get(link.line - 1).map(|l| l.trim()).unwrap_or_default();
+                    let text = if text.chars().count() > BACKLINK_LINE_CHARS {
+                        format!("{}…", text.chars().take(BACKLINK_LINE_CHARS).collect::<String>())
+                    } else {
+                        text.to_string()
+                    };
+                    hits.push(json!({ "line": link.line, "text": text }));
+                }
+            }
+            if !hits.is_empty() {
+                out.push(json!({ "path": from, "title": doc.title, "lines": hits }));
+            }
         }
-        if fence.is_some() || indent > 3 {
-            continue;
-        }
-        let level = trimmed.chars().take_while(|c| *c == '#').count();
-        if !(1..=6).contains(&level) {
-            continue;
-        }
-        let rest = &trimmed[level..];
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let text = rest.trim().trim_end_matches('#').trim_end();
-        if !text.is_empty() {
-            out.push((i, level, text));
+        (wanted, out)
+    });
+    let (wanted, found) = found.await.map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(json!({ "path": wanted, "backlinks": found }).to_string())
+}
+
+/// `ragdown_list`: the documents of this endpoint, one line each.
+pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
+    if !(1..=1000).contains(&args.limit) {
+        return Err(ToolError::new("limit must be between 1 and 1000"));
+    }
+    let mut prefix = scope.prefix.clone();
+    if let Some(extra) = args.path_prefix.as_deref() {
+        let clean = extra.trim().trim_matches('/');
+        if !clean.is_empty() {
+            check_relative(clean)?;
+            prefix = format!("{prefix}{clean}/");
         }
     }
-    out
+    let store = scope.engine.store();
+    let documents = store
+        .documents(&prefix)
+        .await
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let superseded = store.superseded().await.map_err(|e| ToolError::new(e.to_string()))?;
+    let tag = args.tag.as_deref().map(search::normalize_tag).filter(|t| !t.is_empty());
+    let mut matching: Vec<_> = documents
+        .into_iter()
+        .filter(|doc| {
+            tag.as_ref()
+                .is_none_or(|t| doc.tags.iter().any(|d| d == t || d.starts_with(&format!("{t}/"))))
+        })
+        .filter(|doc| match args.written_by {
+            Some(WrittenBy::Agent) => !doc.created_by.is_empty(),
+            Some(WrittenBy::User) => doc.created_by.is_empty(),
+            None => true,
+        })
+        .filter(|doc| args.session_id.as_deref().is_none_or(|s| doc.session == s))
+        .collect();
+    if matching.is_empty() {
+        return Ok("No documents.".into());
+    }
+    if args.sort == ListSort::Recent {
+        matching.sort_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    }
+    let total = matching.len();
+    let shown = total.min(args.limit);
+    let mut lines = vec![if shown < total {
+        format!("documents: {shown} of {total}")
+    } else {
+        format!("documents: {total}")
+    }];
+    for doc in matching.iter().take(shown) {
+        let tags = if doc.tags.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " [{}]",
+                doc.tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(" ")
+            )
+        };
+        let mut details = vec![format!("changed {}", utc_day(doc.mtime_ms))];
+        if !doc.created_by.is_empty() {
+            details.push(format!("written by an agent with {}", doc.created_by));
+        }
+        if !doc.session.is_empty() {
+            details.push(format!("session {}", doc.session));
+        }
+        if !doc.aliases.is_empty() {
+            details.push(format!("aliases {}", doc.aliases.join(", ")));
+        }
+        if let Some(by) = superseded.get(&doc.path) {
+            let by: Vec<&str> = by.iter().map(|p| scope.to_scope_path(p)).collect();
+            details.push(format!("superseded by {}", by.join(", ")));
+        }
+        let description = if doc.description.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", doc.description)
+        };
+        lines.push(format!(
+            "{} — {}{tags} ({}){description}",
+            scope.to_scope_path(&doc.path),
+            doc.title,
+            details.join(", ")
+        ));
+    }
+    Ok(lines.join("\n"))
 }
 
 /// `ragdown_stats`: the index behind this endpoint.
@@ -497,17 +632,5 @@ mod tests {
         }
         assert!(check_relative("ops/backups.md").is_ok());
         assert!(check_relative("./ops/backups.md").is_ok());
-    }
-
-    #[test]
-    fn heading_range_ends_at_the_next_heading_of_same_or_higher_level() {
-        let lines: Vec<&str> =
-            "# Backups\n\nNightly.\n\n## Restore\n\nRun it.\n\n```\n# not a heading\n```\n\n### Detail\n\nMore.\n\n## Offsite\n\nS3."
-                .split('\n')
-                .collect();
-        assert_eq!(heading_range(&lines, "restore"), Some((5, 16)));
-        assert_eq!(heading_range(&lines, "Backups#Offsite"), Some((17, 19)));
-        assert_eq!(heading_range(&lines, "not a heading"), None);
-        assert_eq!(heading_range(&lines, "Backups"), Some((1, 19)));
     }
 }

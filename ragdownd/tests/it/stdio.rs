@@ -170,10 +170,12 @@ async fn tools_listed_follow_read_only_and_disabled_settings() {
     let (docs, data) = (ops_docs(), tempfile::tempdir().unwrap());
     let mut client = started(&docs, &data, &[]).await;
     let names = client.tool_names().await;
-    // This version implements eight of the original's twelve tools; each listed one is the original's.
+    // This version implements ten of the original's twelve tools; each listed one is the original's.
     let implemented = [
+        "ragdown_backlinks",
         "ragdown_delete",
         "ragdown_edit",
+        "ragdown_list",
         "ragdown_read_doc",
         "ragdown_recall",
         "ragdown_reindex",
@@ -193,7 +195,28 @@ async fn tools_listed_follow_read_only_and_disabled_settings() {
         "ragdown_context, ragdown_stats,ragdown_reindex".into(),
     ));
     let mut read_only = StdioClient::start(&env).await;
-    assert_eq!(read_only.tool_names().await, ["ragdown_read_doc", "ragdown_recall"]);
+    assert_eq!(
+        read_only.tool_names().await,
+        [
+            "ragdown_backlinks",
+            "ragdown_list",
+            "ragdown_read_doc",
+            "ragdown_recall"
+        ]
+    );
+    let listed: Vec<Value> = expected()["tools_disabled_env_example"]["listed"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        listed,
+        [
+            "ragdown_backlinks",
+            "ragdown_list",
+            "ragdown_read_doc",
+            "ragdown_recall"
+        ]
+    );
     let response = read_only
         .request("tools/call", json!({"name": "ragdown_reindex", "arguments": {}}))
         .await;
@@ -221,5 +244,88 @@ async fn bad_arguments_are_refused_with_a_clear_error() {
     assert!(
         response["error"]["message"].as_str().unwrap().contains("unknown tool"),
         "{response}"
+    );
+}
+
+#[tokio::test]
+async fn list_prints_one_line_per_document_in_the_reference_format() {
+    let backups = std::fs::read_to_string(fixture("ops-backups.md")).unwrap();
+    let docs = docs(&[
+        (
+            "notes/a.md",
+            "---\ntitle: Alpha\ntags: [project/alpha]\n---\nAlpha body.",
+        ),
+        (
+            "ops/dr.md",
+            "---\ndescription: Zebra crossing plan\n---\n# DR\n\nThe plan.",
+        ),
+        (
+            "notes/drill.md",
+            "---\ntitle: Restore drill\ncreated_by: ragdown_remember\nsession: s1\n---\nDrill notes.",
+        ),
+        ("ops/backups.md", &backups),
+        (
+            "ops/backups-v2.md",
+            "---\nsupersedes: backups.md\n---\n# Backups v2\n\nNew plan.",
+        ),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let mut client = started(&docs, &data, &[]).await;
+    let expected = expected();
+    let golden: Vec<String> = expected["list_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().replace("YYYY-MM-DD", &today()))
+        .collect();
+    let all = client.ok("ragdown_list", json!({})).await;
+    let lines: Vec<&str> = all.lines().collect();
+    assert_eq!(lines[0], "documents: 5");
+    for line in &golden[2..] {
+        assert!(lines.contains(&line.as_str()), "missing {line:?} in\n{all}");
+    }
+    assert_eq!(
+        client
+            .ok("ragdown_list", json!({"path_prefix": "notes"}))
+            .await
+            .lines()
+            .count(),
+        3
+    );
+    let limited = client
+        .ok("ragdown_list", json!({"path_prefix": "notes", "limit": 1}))
+        .await;
+    assert_eq!(limited.lines().next().unwrap(), golden[1]);
+    let agent = client
+        .ok("ragdown_list", json!({"written_by": "agent", "session_id": "s1"}))
+        .await;
+    assert_eq!(agent.lines().collect::<Vec<_>>(), ["documents: 1", golden[4].as_str()]);
+    let tagged = client.ok("ragdown_list", json!({"tag": "project"})).await;
+    assert_eq!(tagged.lines().nth(1), Some(golden[2].as_str()));
+    assert_eq!(
+        client.ok("ragdown_list", json!({"tag": "nothing"})).await,
+        expected["list_empty"]
+    );
+}
+
+#[tokio::test]
+async fn backlinks_list_linking_lines_outside_code() {
+    let docs = docs(&[
+        ("ops/restore.md", "---\naliases: [DR]\n---\n# Restore\n\nSteps."),
+        ("a.md", "# A\n\nSee [[restore]].\n\nAnd [[DR|disaster recovery]]."),
+        ("b.md", "# B\n\n[steps](ops/restore.md) but `[[restore]]` is code."),
+        ("c.md", "# C\n\n```\n[[restore]]\n```\n\nNo link here."),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let mut client = started(&docs, &data, &[]).await;
+    let text = client.ok("ragdown_backlinks", json!({"path": "ops/restore.md"})).await;
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value, expected()["backlinks_json"]);
+    let (error, is_error) = client
+        .call("ragdown_backlinks", json!({"path": "ops/nothing.md"}))
+        .await;
+    assert!(
+        is_error && error == "not an indexed document: ops/nothing.md",
+        "{error}"
     );
 }
