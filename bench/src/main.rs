@@ -77,10 +77,12 @@ const VAULT_QUERIES: &[&str] = &[
 ];
 
 fn cache_dir() -> PathBuf {
-    std::env::var_os("RAGDOWN_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("ragdown")))
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/ragdown"))
+    embedd::runtime::default_cache_dir(
+        std::env::var_os("RAGDOWN_CACHE").map(PathBuf::from),
+        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
+        std::env::var_os("HOME").map(PathBuf::from),
+    )
+    .expect("HOME is set")
 }
 
 fn embedder(name: &str, threads: Option<usize>) -> anyhow::Result<SharedEmbedder> {

@@ -21,6 +21,18 @@ pub struct RuntimeOptions {
     pub cache_dir: Option<PathBuf>,
 }
 
+/// The ragdown cache directory: `RAGDOWN_CACHE` when set, else `$XDG_CACHE_HOME/ragdown`, else
+/// `~/.cache/ragdown`. Callers pass the variables in; this crate never reads the environment.
+pub fn default_cache_dir(
+    ragdown_cache: Option<PathBuf>,
+    xdg_cache_home: Option<PathBuf>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    ragdown_cache
+        .or_else(|| xdg_cache_home.map(|x| x.join("ragdown")))
+        .or_else(|| home.map(|h| h.join(".cache/ragdown")))
+}
+
 /// The library file name on this platform.
 #[cfg(target_os = "macos")]
 const LIB_STEM: &str = "libonnxruntime";
@@ -161,6 +173,15 @@ fn version_key(path: &Path) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_dir_prefers_ragdown_cache_then_xdg_then_home() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(default_cache_dir(p("/r"), p("/x"), p("/h")), p("/r"));
+        assert_eq!(default_cache_dir(None, p("/x"), p("/h")), p("/x/ragdown"));
+        assert_eq!(default_cache_dir(None, None, p("/h")), p("/h/.cache/ragdown"));
+        assert_eq!(default_cache_dir(None, None, None), None);
+    }
 
     #[test]
     fn explicit_path_is_the_only_candidate() {

@@ -160,13 +160,7 @@ impl Config {
         if o.threads == Some(0) {
             return Err(ConfigError::Threads);
         }
-        let cache_dir = match o.cache_dir {
-            Some(dir) => dir,
-            None => xdg_cache
-                .or_else(|| home.map(|h| h.join(".cache")))
-                .ok_or(ConfigError::NoHome)?
-                .join("ragdown"),
-        };
+        let cache_dir = embedd::runtime::default_cache_dir(o.cache_dir, xdg_cache, home).ok_or(ConfigError::NoHome)?;
         let layout = match command {
             Command::Stdio => Layout::Single,
             Command::Serve => Layout::Folders,

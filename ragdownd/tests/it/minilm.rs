@@ -77,10 +77,12 @@ async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
 }
 
 fn cache_dir() -> std::path::PathBuf {
-    std::env::var_os("RAGDOWN_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| std::path::PathBuf::from(x).join("ragdown")))
-        .unwrap_or_else(|| std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/ragdown"))
+    embedd::runtime::default_cache_dir(
+        std::env::var_os("RAGDOWN_CACHE").map(std::path::PathBuf::from),
+        std::env::var_os("XDG_CACHE_HOME").map(std::path::PathBuf::from),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    )
+    .expect("HOME is set")
 }
 
 fn choice(name: Option<&str>, models: &std::path::Path) -> ragdownd::embed::select::EmbedderChoice {
