@@ -19,7 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Scope;
-use crate::tools::{self, ToolError, ToolSettings, write};
+use crate::tools::{self, ToolError, ToolSettings, move_doc, write};
 
 /// Which tools exist and which a server hides.
 #[derive(Debug, Clone, Default)]
@@ -74,6 +74,12 @@ heading) and base_hash is optional. For small changes prefer ragdown_edit; for a
 const EDIT: &str = "Change passages of a document: each edit replaces old_text, copied exactly from the document \
 (ragdown_read_doc), with new_text. Edits apply in order and all or none are written. When a passage is not \
 found, the error shows the nearest one to copy from. Pass base_hash to refuse if the file changed since you read it.";
+
+const MOVE: &str = "Rename or move a document, or a subfolder with everything in it, to a new path inside this \
+folder. Every link that pointed at what moved ([[wikilinks]] and relative Markdown links, in any document, the moved \
+ones included) is rewritten to still point at it, and the answer names the documents whose links were updated. \
+Never overwrites: if something is already at to, nothing moves. Use this rather than ragdown_write plus \
+ragdown_delete, which would break the links.";
 
 const DELETE: &str = "Delete a document, or a subfolder with recursive: true. Pass base_hash (from \
 ragdown_read_doc) to delete a document only if it is still the version you read. Cannot be undone.";
@@ -147,6 +153,14 @@ fn defs() -> Vec<ToolDef> {
             destructive: true,
             idempotent: false,
             schema: schema_for_type::<write::EditArgs>,
+        },
+        ToolDef {
+            name: "ragdown_move",
+            description: MOVE,
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            schema: schema_for_type::<move_doc::MoveArgs>,
         },
         ToolDef {
             name: "ragdown_delete",
@@ -224,6 +238,7 @@ impl RagdownServer {
                 "ragdown_remember" => write::remember(scope, settings, parse(arguments)?).await,
                 "ragdown_write" => write::write(scope, settings, parse(arguments)?).await,
                 "ragdown_edit" => write::edit(scope, settings, parse(arguments)?).await,
+                "ragdown_move" => move_doc::move_doc(scope, settings, parse(arguments)?).await,
                 "ragdown_delete" => write::delete(scope, settings, parse(arguments)?).await,
                 _ => unreachable!("every listed tool is dispatched"),
             }

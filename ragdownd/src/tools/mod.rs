@@ -17,6 +17,7 @@ use crate::markdown::chunker::breadcrumb;
 use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
+pub mod move_doc;
 pub mod write;
 
 /// Most hits a search returns.

@@ -111,7 +111,7 @@ pub struct RememberArgs {
     pub session_id: Option<String>,
 }
 
-fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
+pub(super) fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
     if settings.read_only {
         return Err(ToolError::new("The server is read-only (RAGDOWN_READ_ONLY)"));
     }
@@ -119,7 +119,7 @@ fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
 }
 
 /// Runs blocking file work off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, DocError> + Send + 'static,
 ) -> Result<T, ToolError> {
     tokio::task::spawn_blocking(work)
@@ -129,7 +129,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Brings the index up to date with a write before the tool answers.
-async fn index_now(scope: &Scope) -> Result<(), ToolError> {
+pub(super) async fn index_now(scope: &Scope) -> Result<(), ToolError> {
     scope
         .engine
         .indexer
@@ -140,7 +140,7 @@ async fn index_now(scope: &Scope) -> Result<(), ToolError> {
 }
 
 /// The client's path as the scope shows it: `/` separators, no `./`.
-fn shown(path: &str) -> String {
+pub(super) fn shown(path: &str) -> String {
     path.trim()
         .replace('\\', "/")
         .split('/')

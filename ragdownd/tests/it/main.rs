@@ -5,6 +5,7 @@
 mod http;
 mod index;
 mod minilm;
+mod move_tool;
 mod stdio;
 mod support;
 mod write;
