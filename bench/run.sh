@@ -37,6 +37,7 @@ print(json.dumps(r))' "$name" "ragdown-bench index $*" "$DAY" >> "$OUT"
 : > "$OUT"
 run vault-minilm --docs "$ROOT/examples/vault" --embedder minilm --runs 3
 run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries "$WORK/runbook-queries.txt"
+run runbooks-minilm-2-threads --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads 2 --queries "$WORK/runbook-queries.txt"
 run runbooks-hash --docs "$WORK/runbooks" --embedder hash --runs 5 --queries "$WORK/runbook-queries.txt"
 run runbooks-10k-hash --docs "$WORK/runbooks" --embedder hash --runs 3 --copies 50 --queries "$WORK/runbook-queries.txt"
 log "results in $OUT"
