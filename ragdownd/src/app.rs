@@ -20,6 +20,7 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
             text_limit: config.text_limit,
             read_only: config.read_only,
             notes_dir: config.notes_dir.clone(),
+            hook: config.hook,
         },
         ToolFilter {
             read_only: config.read_only,

@@ -14,6 +14,7 @@ use embedd::runtime::RuntimeOptions;
 
 use crate::embed::select::EmbedderChoice;
 use crate::index::sync::Layout;
+use crate::tools::context::HookDefaults;
 
 /// Our logs at info; the storage engine's and the MCP SDK's per-query chatter only when it matters.
 const DEFAULT_LOG: &str = "info,lance=warn,lance_core=warn,lance_index=warn,lance_io=warn,lance_table=warn,\
@@ -71,6 +72,18 @@ pub struct Options {
     /// Characters per hit in text output.
     #[arg(long, env = "RAGDOWN_TEXT_LIMIT", global = true, default_value_t = 2000)]
     pub text_limit: usize,
+    /// ragdown_context: most sections per prompt (1 to 50).
+    #[arg(long, env = "RAGDOWN_HOOK_TOP_K", global = true, default_value_t = 4)]
+    pub hook_top_k: usize,
+    /// ragdown_context: lowest cosine similarity returned [default: the embedder's own].
+    #[arg(long, env = "RAGDOWN_HOOK_MIN_SCORE", global = true)]
+    pub hook_min_score: Option<f32>,
+    /// ragdown_context: lowest share of the best hit's similarity a hit may have (0 turns it off).
+    #[arg(long, env = "RAGDOWN_HOOK_MIN_RATIO", global = true, default_value_t = 0.95)]
+    pub hook_min_ratio: f32,
+    /// ragdown_context: most characters per prompt.
+    #[arg(long, env = "RAGDOWN_HOOK_MAX_CHARS", global = true, default_value_t = 6000)]
+    pub hook_max_chars: usize,
     /// serve only: the HTTP port.
     #[arg(long, env = "PORT", global = true, default_value_t = 3000)]
     pub port: u16,
@@ -116,6 +129,8 @@ pub enum ConfigError {
     NotesDir(String),
     #[error("RAGDOWN_THREADS must be at least 1")]
     Threads,
+    #[error("{0}")]
+    Hook(&'static str),
     #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
     NoHome,
 }
@@ -133,6 +148,8 @@ pub struct Config {
     pub disabled_tools: Vec<String>,
     pub text_limit: usize,
     pub notes_dir: String,
+    /// ragdown_context's defaults.
+    pub hook: HookDefaults,
     pub listen: std::net::SocketAddr,
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
@@ -160,6 +177,7 @@ impl Config {
         if o.threads == Some(0) {
             return Err(ConfigError::Threads);
         }
+        let hook = hook_defaults(o.hook_top_k, o.hook_min_score, o.hook_min_ratio, o.hook_max_chars)?;
         let cache_dir = embedd::runtime::default_cache_dir(o.cache_dir, xdg_cache, home).ok_or(ConfigError::NoHome)?;
         let layout = match command {
             Command::Stdio => Layout::Single,
@@ -187,6 +205,7 @@ impl Config {
                 .collect(),
             text_limit: o.text_limit,
             notes_dir: notes_dir(&o.notes_dir)?,
+            hook,
             listen: std::net::SocketAddr::new(o.host, o.port),
             token: if o.secure_local_net && token.is_none() {
                 None
@@ -214,6 +233,33 @@ impl Config {
             log: o.log,
         })
     }
+}
+
+/// Validates the `RAGDOWN_HOOK_*` defaults.
+fn hook_defaults(
+    top_k: usize,
+    min_score: Option<f32>,
+    min_ratio: f32,
+    max_chars: usize,
+) -> Result<HookDefaults, ConfigError> {
+    if !(1..=50).contains(&top_k) {
+        return Err(ConfigError::Hook("RAGDOWN_HOOK_TOP_K must be between 1 and 50"));
+    }
+    if min_score.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+        return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_SCORE must be between 0 and 1"));
+    }
+    if !(0.0..=1.0).contains(&min_ratio) {
+        return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_RATIO must be between 0 and 1"));
+    }
+    if max_chars == 0 {
+        return Err(ConfigError::Hook("RAGDOWN_HOOK_MAX_CHARS must be at least 1"));
+    }
+    Ok(HookDefaults {
+        top_k,
+        min_score,
+        min_ratio,
+        max_chars,
+    })
 }
 
 /// Validates `RAGDOWN_NOTES_DIR`: relative, inside the folder, no dot-folder.

@@ -11,7 +11,7 @@ from mcp.client.streamable_http import streamablehttp_client
 EXPECTED_TOOLS = {
     "ragdown_recall", "ragdown_read_doc", "ragdown_stats", "ragdown_reindex",
     "ragdown_remember", "ragdown_write", "ragdown_edit", "ragdown_delete",
-    "ragdown_list", "ragdown_backlinks", "ragdown_move",
+    "ragdown_list", "ragdown_backlinks", "ragdown_move", "ragdown_context",
 }
 
 

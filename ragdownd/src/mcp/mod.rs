@@ -19,7 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Scope;
-use crate::tools::{self, ToolError, ToolSettings, move_doc, write};
+use crate::tools::{self, ToolError, ToolSettings, context, move_doc, write};
 
 /// Which tools exist and which a server hides.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +45,14 @@ sections with their path, line range, heading and text. Use it before answering 
 cover, and again with other words if the first results miss. Works with plain questions and with exact identifiers \
 (commands, flags, config keys, file paths). Each hit names its lines: read around it with ragdown_read_doc before \
 relying on it. Not for listing documents or reading a known file whole.";
+
+const CONTEXT: &str = "For hooks that run before a turn, not for answering questions yourself (use ragdown_recall): \
+the sections of the user's documents related to a prompt, as a ready-to-inject <ragdown-context> block, or empty text \
+when nothing is similar enough. Unlike ragdown_recall it filters by similarity (min_score, and min_ratio of the best \
+hit), skips prompts under 12 characters and slash commands, and never returns a section twice for the same \
+session_id. reset: true first forgets what that session was given; call it with an empty prompt after the client \
+compacts or clears its context. format: claude-code wraps the block as the JSON a Claude Code UserPromptSubmit hook \
+adds to the prompt.";
 
 const READ_DOC: &str = "Read a document, or a line range of it, by the path a search hit gave (ops/backups.md) or by a \
 wikilink target (Backups, Backups#Restore). Returns the lines with a header `path:start-end of total (hash …)`; the \
@@ -97,6 +105,14 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::RecallArgs>,
+        },
+        ToolDef {
+            name: "ragdown_context",
+            description: CONTEXT,
+            read_only: true,
+            destructive: false,
+            idempotent: false,
+            schema: schema_for_type::<context::ContextArgs>,
         },
         ToolDef {
             name: "ragdown_read_doc",
@@ -230,6 +246,7 @@ impl RagdownServer {
         let result = async {
             match def.name {
                 "ragdown_recall" => tools::recall(scope, settings, parse(arguments)?).await,
+                "ragdown_context" => context::context(scope, settings, parse(arguments)?).await,
                 "ragdown_read_doc" => tools::read_doc(scope, parse(arguments)?).await,
                 "ragdown_list" => tools::list(scope, parse(arguments)?).await,
                 "ragdown_backlinks" => tools::backlinks(scope, parse(arguments)?).await,

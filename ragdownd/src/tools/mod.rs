@@ -17,6 +17,7 @@ use crate::markdown::chunker::breadcrumb;
 use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
+pub mod context;
 pub mod move_doc;
 pub mod write;
 
@@ -45,6 +46,8 @@ pub struct ToolSettings {
     pub read_only: bool,
     /// Where `ragdown_remember` writes, relative to a folder (`RAGDOWN_NOTES_DIR`).
     pub notes_dir: String,
+    /// `ragdown_context` defaults (`RAGDOWN_HOOK_*`).
+    pub hook: context::HookDefaults,
 }
 
 fn default_top_k() -> usize {
