@@ -186,14 +186,7 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
     if !(1..=MAX_TOP_K).contains(&args.top_k) {
         return Err(ToolError::new(format!("top_k must be between 1 and {MAX_TOP_K}")));
     }
-    let mut path_prefix = scope.prefix.clone();
-    if let Some(prefix) = args.path_prefix.as_deref() {
-        let clean = prefix.trim().trim_matches('/');
-        if !clean.is_empty() {
-            check_relative(clean)?;
-            path_prefix = format!("{path_prefix}{clean}/");
-        }
-    }
+    let path_prefix = scoped_prefix(scope, args.path_prefix.as_deref())?;
     let request = SearchRequest {
         query,
         limit: args.top_k,
@@ -292,6 +285,16 @@ fn hit_json(scope: &Scope, hit: &Hit, max_chars: usize) -> serde_json::Value {
         value["created_by"] = json!(chunk.created_by);
     }
     value
+}
+
+/// The root-relative directory prefix for a tool's optional `path_prefix` inside the scope.
+fn scoped_prefix(scope: &Scope, path_prefix: Option<&str>) -> Result<String, ToolError> {
+    let clean = path_prefix.unwrap_or_default().trim().trim_matches('/');
+    if clean.is_empty() {
+        return Ok(scope.prefix.clone());
+    }
+    check_relative(clean)?;
+    Ok(format!("{}{clean}/", scope.prefix))
 }
 
 /// Refuses paths that could leave the scope: absolute, `..`, or a drive prefix.
@@ -483,14 +486,7 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
     if !(1..=1000).contains(&args.limit) {
         return Err(ToolError::new("limit must be between 1 and 1000"));
     }
-    let mut prefix = scope.prefix.clone();
-    if let Some(extra) = args.path_prefix.as_deref() {
-        let clean = extra.trim().trim_matches('/');
-        if !clean.is_empty() {
-            check_relative(clean)?;
-            prefix = format!("{prefix}{clean}/");
-        }
-    }
+    let prefix = scoped_prefix(scope, args.path_prefix.as_deref())?;
     let store = scope.engine.store();
     let documents = store
         .documents(&prefix)
