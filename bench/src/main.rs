@@ -36,6 +36,13 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The hook's score floor for a model: best-hit cosine of the runbook questions (10th
+    /// percentile) against the strongest off-topic prompt, as the product page measures it.
+    Calibrate {
+        /// The embedder to calibrate.
+        #[arg(long, default_value = "minilm")]
+        embedder: String,
+    },
     /// First index, no-op re-sync and search latency over a docs dir.
     Index {
         /// The Markdown to index (every file under it, as `stdio` does).
@@ -274,6 +281,62 @@ async fn bench_index(
     }))
 }
 
+/// The best similarity among the hits the hook would consider for `prompt` (its default top_k 4,
+/// searched at twice that).
+async fn best_similarity(engine: &Engine, prompt: &str) -> anyhow::Result<f32> {
+    let request = SearchRequest {
+        query: prompt,
+        limit: 8,
+        ..SearchRequest::default()
+    };
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    Ok(hits.iter().map(|h| h.chunk.similarity).fold(f32::MIN, f32::max))
+}
+
+async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
+    let work = tempfile::tempdir()?;
+    let corpus = bench::corpus::generate();
+    let docs = work.path().join("runbooks");
+    bench::corpus::write_markdown(&corpus, &docs)?;
+    let name = embedder_name.clone();
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None)).await??;
+    let engine = Engine::open(
+        EngineOptions {
+            docs_dir: docs,
+            data_dir: work.path().join("data"),
+            layout: Layout::Single,
+            watch: false,
+            sync_on_open: false,
+        },
+        embedder.clone(),
+    )
+    .await?;
+    engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+    let mut on_topic = Vec::new();
+    for question in corpus.questions.iter().filter(|q| !q.section.is_empty()) {
+        on_topic.push(f64::from(best_similarity(&engine, &question.q).await?));
+    }
+    let mut off_topic = Vec::new();
+    for prompt in bench::corpus::off_topic_prompts() {
+        off_topic.push(f64::from(best_similarity(&engine, &prompt).await?));
+    }
+    let p10 = percentile(&mut on_topic, 10.0);
+    let worst_unrelated = off_topic.iter().copied().fold(f64::MIN, f64::max);
+    let round = |v: f64| (v * 1000.0).round() / 1000.0;
+    Ok(json!({
+        "workload": "calibrate",
+        "embedder": embedder.index_name(),
+        "on_topic_questions": on_topic.len(),
+        "on_topic_p10": round(p10),
+        "on_topic_median": round(median(&mut on_topic)),
+        "off_topic_prompts": off_topic.len(),
+        "off_topic_max": round(worst_unrelated),
+        "off_topic_median": round(median(&mut off_topic)),
+        "separated": p10 > worst_unrelated,
+        "machine": machine(),
+    }))
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -289,6 +352,7 @@ fn main() -> anyhow::Result<()> {
                     "out": out.display().to_string()}),
                 )
             }
+            Cmd::Calibrate { embedder } => calibrate(embedder).await,
             Cmd::Index {
                 docs,
                 embedder,
