@@ -33,6 +33,15 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
 pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
     let choice = config.embedder.clone();
     let embedder = tokio::task::spawn_blocking(move || select::select(&choice)).await??;
+    if let (Some(floor), Some(unrelated)) = (config.hook.min_score, embedder.unrelated_score())
+        && floor <= unrelated
+    {
+        tracing::warn!(
+            "RAGDOWN_HOOK_MIN_SCORE={floor} is at or under what unrelated prompts reach with {} ({unrelated}): \
+             ragdown_context will inject documents into prompts they have nothing to do with",
+            embedder.index_name()
+        );
+    }
     let engine = Engine::open(
         EngineOptions {
             docs_dir: config.docs_dir.clone(),
