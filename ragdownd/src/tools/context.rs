@@ -262,9 +262,7 @@ pub async fn context(scope: &Scope, settings: &ToolSettings, args: ContextArgs) 
         written_by: None,
     };
     let engine = &scope.engine;
-    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request)
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
 
     // One lock from reading the seen set to recording what is given, so two concurrent calls of a
     // session never both give the same chunk.

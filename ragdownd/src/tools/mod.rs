@@ -29,6 +29,18 @@ pub const MAX_TOP_K: usize = 50;
 #[error("{0}")]
 pub struct ToolError(pub String);
 
+impl From<crate::index::store::StoreError> for ToolError {
+    fn from(err: crate::index::store::StoreError) -> Self {
+        Self(err.to_string())
+    }
+}
+
+impl From<search::SearchError> for ToolError {
+    fn from(err: search::SearchError) -> Self {
+        Self(err.to_string())
+    }
+}
+
 impl ToolError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         Self(message.into())
@@ -195,9 +207,7 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
         written_by: args.written_by,
     };
     let engine = &scope.engine;
-    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request)
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
     let max_chars = args.max_chars.unwrap_or(settings.text_limit);
     match args.format {
         RecallFormat::Json => {
@@ -356,12 +366,7 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
             serde_json::to_string(raw).unwrap_or_default()
         ));
     }
-    let superseded = scope
-        .engine
-        .store()
-        .superseded()
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let superseded = scope.engine.store().superseded().await?;
     if let Some(by) = superseded.get(&path) {
         let by: Vec<&str> = by.iter().map(|p| scope.to_scope_path(p)).collect();
         notes.push_str(&format!(", superseded by {}", by.join(", ")));
@@ -391,12 +396,7 @@ async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolErro
         }
     }
     // A wikilink target, resolved as Obsidian does among the scope's documents.
-    let documents = scope
-        .engine
-        .store()
-        .documents(&scope.prefix)
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let documents = scope.engine.store().documents(&scope.prefix).await?;
     let targets: Vec<LinkTarget<'_>> = documents
         .iter()
         .map(|doc| LinkTarget {
@@ -417,12 +417,7 @@ pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> ToolResult {
     check_relative(target)?;
     let not_indexed = || ToolError::new(format!("not an indexed document: {raw}"));
     let wanted = resolve(scope, target).await?.ok_or_else(not_indexed)?;
-    let documents = scope
-        .engine
-        .store()
-        .documents(&scope.prefix)
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let documents = scope.engine.store().documents(&scope.prefix).await?;
     if !documents.iter().any(|doc| doc.path == wanted) {
         return Err(not_indexed());
     }
@@ -488,11 +483,8 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
     }
     let prefix = scoped_prefix(scope, args.path_prefix.as_deref())?;
     let store = scope.engine.store();
-    let documents = store
-        .documents(&prefix)
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
-    let superseded = store.superseded().await.map_err(|e| ToolError::new(e.to_string()))?;
+    let documents = store.documents(&prefix).await?;
+    let superseded = store.superseded().await?;
     let tag = args.tag.as_deref().map(search::normalize_tag).filter(|t| !t.is_empty());
     let mut matching: Vec<_> = documents
         .into_iter()
@@ -561,11 +553,7 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
 /// `ragdown_stats`: the index behind this endpoint.
 pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> ToolResult {
     let engine = &scope.engine;
-    let files = engine
-        .store()
-        .files()
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let files = engine.store().files().await?;
     let mut in_scope: Vec<(&str, usize)> = files
         .iter()
         .filter(|(path, _)| path.starts_with(&scope.prefix))
