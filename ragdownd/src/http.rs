@@ -25,6 +25,9 @@ use crate::folders;
 use crate::mcp::{RagdownServer, ToolFilter};
 use crate::tools::ToolSettings;
 
+/// The largest request body `/mcp` accepts, as the original: 1 MiB.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
 /// Shared state of the HTTP server.
 #[derive(Debug)]
 pub struct AppState {
@@ -180,7 +183,22 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
     let server = RagdownServer::new(scope, state.settings.clone(), state.filter.clone());
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(state.allowed_hosts.iter().cloned());
+    // Browsers may call only from these hosts' own pages (DNS-rebinding and cross-site protection);
+    // MCP clients send no Origin and are not affected.
+    let origins: Vec<String> = hosts
+        .iter()
+        .flat_map(|host| {
+            let host = if host.contains(':') && !host.starts_with('[') {
+                format!("[{host}]")
+            } else {
+                host.clone()
+            };
+            [format!("http://{host}:*"), format!("https://{host}:*")]
+        })
+        .collect();
     let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    config.allowed_origins = origins;
+    config.max_request_body_bytes = MAX_BODY_BYTES;
     // Stateless, plain JSON answers: each request carries everything, as the original serves it.
     config.legacy_session_mode = false;
     config.json_response = true;
@@ -190,6 +208,9 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
         config,
     );
     match service.oneshot(request).await {
+        Ok(response) if response.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            error(StatusCode::PAYLOAD_TOO_LARGE, "Body too large")
+        }
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     }

@@ -77,6 +77,17 @@ async fn http(
     token: Option<&'static str>,
     body: Option<Value>,
 ) -> (u16, String, String) {
+    http_with(method, url, token, body, None).await
+}
+
+/// As [`http`], with an `Origin` header.
+async fn http_with(
+    method: &'static str,
+    url: String,
+    token: Option<&'static str>,
+    body: Option<Value>,
+    origin: Option<&'static str>,
+) -> (u16, String, String) {
     tokio::task::spawn_blocking(move || {
         let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
         let mut response = match (method, body) {
@@ -94,6 +105,9 @@ async fn http(
                     .header("Accept", "application/json, text/event-stream");
                 if let Some(token) = token {
                     request = request.header("Authorization", &format!("bearer   {token}"));
+                }
+                if let Some(origin) = origin {
+                    request = request.header("Origin", origin);
                 }
                 request.send(body.unwrap_or(json!({})).to_string()).unwrap()
             }
@@ -204,4 +218,52 @@ async fn a_folder_is_an_mcp_server_with_folder_relative_paths() {
         "{text}"
     );
     assert!(!text.contains("secret"), "another folder's document leaked: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn write_tools_work_over_http_and_bad_requests_are_refused() {
+    let server = start().await;
+    wait_ready(&server).await;
+    let url = format!("{}/mcp/ops", server.base);
+    let call = |name: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
+    let (status, _, body) = http(
+        "POST",
+        url.clone(),
+        Some(TOKEN),
+        Some(call(
+            "ragdown_write",
+            json!({"path": "new.md", "text": "# New\n\nWritten over HTTP."}),
+        )),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let result: Value = serde_json::from_str(&body).unwrap();
+    let text = result["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("created new.md (hash "),
+        "paths are folder-relative: {text}"
+    );
+    assert!(server._docs.path().join("ops/new.md").is_file());
+
+    // A web page on another site must not drive the server through a browser.
+    let (status, _, _) = http_with(
+        "POST",
+        url.clone(),
+        Some(TOKEN),
+        Some(call("ragdown_stats", json!({}))),
+        Some("http://evil.example"),
+    )
+    .await;
+    assert_eq!(status, 403);
+
+    let huge = "x".repeat(ragdownd::http::MAX_BODY_BYTES + 1);
+    let (status, _, body) = http(
+        "POST",
+        url,
+        Some(TOKEN),
+        Some(call("ragdown_write", json!({"path": "big.md", "text": huge}))),
+    )
+    .await;
+    assert_eq!((status, body.as_str()), (413, r#"{"error":"Body too large"}"#));
+    assert!(!server._docs.path().join("ops/big.md").exists());
 }
