@@ -24,6 +24,14 @@ async def check(session: ClientSession, where: str, path: str) -> None:
     assert not result.isError and text.startswith(f"[1] {path}:"), f"{where}: {text}"
     bad = await session.call_tool("ragdown_recall", {"query": "x", "top_k": 0})
     assert bad.isError and "top_k" in bad.content[0].text, f"{where}: {bad}"
+    # A write, then the written text is found at once.
+    note = f"sdk-{where.split()[0].lower()}.md"
+    written = await session.call_tool("ragdown_write", {"path": note, "text": f"# Written by the SDK\n\nVia {where}."})
+    assert not written.isError and written.content[0].text.startswith("created "), f"{where}: {written}"
+    found = await session.call_tool("ragdown_recall", {"query": f"written by the SDK via {where}", "top_k": 1})
+    assert note in found.content[0].text, f"{where}: {found.content[0].text}"
+    gone = await session.call_tool("ragdown_delete", {"path": note})
+    assert not gone.isError, f"{where}: {gone}"
     print(f"ok: python sdk over {where} ({init.serverInfo.name})", file=sys.stderr)
 
 
