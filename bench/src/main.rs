@@ -213,6 +213,7 @@ async fn bench_index(
                 layout: Layout::Single,
                 watch: false,
                 sync_on_open: false,
+                takeover_every: ragdownd::engine::TAKEOVER_EVERY,
             },
             embedder.clone(),
         )
@@ -307,6 +308,7 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
             layout: Layout::Single,
             watch: false,
             sync_on_open: false,
+            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
         },
         embedder.clone(),
     )

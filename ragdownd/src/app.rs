@@ -49,6 +49,7 @@ pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
             layout: config.layout,
             watch: config.watch,
             sync_on_open: true,
+            takeover_every: crate::engine::TAKEOVER_EVERY,
         },
         embedder,
     )

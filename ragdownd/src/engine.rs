@@ -4,12 +4,15 @@
 //! (`/mcp/<folder>` under serve). Paths inside a scope are relative to it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::embed::SharedEmbedder;
 use crate::index::meta::IndexMeta;
+use crate::index::primary;
 use crate::index::store::{Store, StoreError};
-use crate::index::sync::{Indexer, Layout};
+use crate::index::sync::{Indexer, Layout, SyncReport};
 use crate::index::watch::{self, WatchHandle};
 
 /// Failures opening an engine.
@@ -21,6 +24,8 @@ pub enum EngineError {
     Meta(PathBuf, std::io::Error),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("the index in {0} needs a rebuild; start the primary server first")]
+    ReaderNeedsRebuild(PathBuf),
 }
 
 /// What an engine is built from.
@@ -32,7 +37,12 @@ pub struct EngineOptions {
     pub watch: bool,
     /// Start a sync as soon as the index is open (what the servers do; benchmarks time their own).
     pub sync_on_open: bool,
+    /// How often a reader tries to take over from a primary that went away.
+    pub takeover_every: Duration,
 }
+
+/// How often readers try to take over, as the original does.
+pub const TAKEOVER_EVERY: Duration = Duration::from_secs(30);
 
 /// A running index.
 #[derive(Debug)]
@@ -43,6 +53,24 @@ pub struct Engine {
     pub embedder: SharedEmbedder,
     pub indexer: Indexer,
     watch: Mutex<Option<WatchHandle>>,
+    /// Whether this process indexes (primary) or forwards its syncs (reader).
+    primary: AtomicBool,
+    /// The lock socket that decides it.
+    socket: PathBuf,
+    /// The primary's socket server, or a reader's takeover loop.
+    role_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    options: EngineOptions,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(task) = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            task.abort();
+        }
+        if self.is_primary() {
+            let _ = std::fs::remove_file(&self.socket);
+        }
+    }
 }
 
 impl Engine {
@@ -50,9 +78,27 @@ impl Engine {
     /// in the background and the watcher.
     pub async fn open(options: EngineOptions, embedder: SharedEmbedder) -> Result<Arc<Self>, EngineError> {
         create_private_dir(&options.data_dir).map_err(|e| EngineError::DataDir(options.data_dir.clone(), e))?;
+        let socket = primary::socket_path(&options.data_dir, &std::env::temp_dir());
+        let listener = primary::claim(&socket)
+            .await
+            .map_err(|e| EngineError::DataDir(socket.clone(), e))?;
+        let is_primary = listener.is_some();
         let meta_path = options.data_dir.join("meta.json");
         let current = IndexMeta::current(embedder.index_name(), &embedder.fingerprint(), embedder.dim());
-        let stored = IndexMeta::read(&meta_path);
+        let mut stored = IndexMeta::read(&meta_path);
+        if !is_primary {
+            // Only the primary rebuilds; give one that is rebuilding a moment to finish.
+            for _ in 0..20 {
+                if stored.as_ref() == Some(&current) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                stored = IndexMeta::read(&meta_path);
+            }
+            if stored.as_ref() != Some(&current) {
+                return Err(EngineError::ReaderNeedsRebuild(options.data_dir.clone()));
+            }
+        }
         let rebuild = stored.as_ref() != Some(&current);
         if rebuild {
             match &stored {
@@ -63,7 +109,7 @@ impl Engine {
         let lance_dir = options.data_dir.join("lance");
         let (store, rebuild) = match Store::open(&lance_dir, embedder.dim(), rebuild).await {
             Ok(store) => (store, rebuild),
-            Err(err) => {
+            Err(err) if is_primary => {
                 // The index is a cache of the files: when it cannot be read, start it again.
                 tracing::warn!(
                     "the index in {} cannot be opened ({err}); rebuilding it",
@@ -72,6 +118,7 @@ impl Engine {
                 std::fs::remove_dir_all(&lance_dir).map_err(|e| EngineError::DataDir(lance_dir.clone(), e))?;
                 (Store::open(&lance_dir, embedder.dim(), true).await?, true)
             }
+            Err(err) => return Err(err.into()),
         };
         let store = Arc::new(store);
         if rebuild {
@@ -80,20 +127,97 @@ impl Engine {
                 .map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
         }
         let indexer = Indexer::start(options.docs_dir.clone(), options.layout, store, embedder.clone());
-        if options.sync_on_open {
-            indexer.schedule();
-        }
-        let watch = options
-            .watch
-            .then(|| watch::watch(options.docs_dir.clone(), indexer.clone()));
-        Ok(Arc::new(Self {
-            docs_dir: options.docs_dir,
-            data_dir: options.data_dir,
+        let engine = Arc::new(Self {
+            docs_dir: options.docs_dir.clone(),
+            data_dir: options.data_dir.clone(),
             layout: options.layout,
             embedder,
             indexer,
-            watch: Mutex::new(watch),
-        }))
+            watch: Mutex::new(None),
+            primary: AtomicBool::new(false),
+            socket,
+            role_task: Mutex::new(None),
+            options,
+        });
+        match listener {
+            Some(listener) => {
+                drop(engine.promote(listener));
+                if engine.options.sync_on_open {
+                    engine.indexer.schedule();
+                }
+            }
+            None => {
+                tracing::info!(socket = %engine.socket.display(), "another process indexes this folder; searching its index");
+                engine.start_takeover_loop();
+            }
+        }
+        Ok(engine)
+    }
+
+    /// Whether this process indexes; a reader forwards its syncs to the primary.
+    pub fn is_primary(&self) -> bool {
+        self.primary.load(Ordering::Acquire)
+    }
+
+    /// Makes this process the primary: answer readers, watch. Returns the task it replaces (a
+    /// reader's takeover loop), which the caller drops rather than aborts: it may be that task.
+    fn promote(&self, listener: primary::Listener) -> Option<tokio::task::JoinHandle<()>> {
+        self.primary.store(true, Ordering::Release);
+        let server = primary::serve(listener, self.indexer.clone());
+        let old = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).replace(server);
+        if self.options.watch {
+            *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
+        }
+        old
+    }
+
+    /// A reader tries now and then to take over from a primary that went away.
+    fn start_takeover_loop(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let every = self.options.takeover_every;
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(engine) = weak.upgrade() else { return };
+                if engine.try_take_over().await {
+                    return;
+                }
+            }
+        });
+        *self.role_task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+    }
+
+    /// Becomes the primary when the socket is free; true when it did.
+    async fn try_take_over(&self) -> bool {
+        if self.is_primary() {
+            return true;
+        }
+        match primary::claim(&self.socket).await {
+            Ok(Some(listener)) => {
+                tracing::warn!("the primary went away; this process indexes the folder now");
+                drop(self.promote(listener));
+                self.indexer.schedule();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Syncs the index: here when primary, through the primary otherwise (taking over when it is
+    /// gone).
+    pub async fn sync(&self, full: bool) -> Result<SyncReport, String> {
+        if self.is_primary() {
+            return self.indexer.sync(full).await;
+        }
+        match primary::forward_sync(&self.socket, full).await {
+            Ok(report) => Ok(report),
+            Err(err) if self.try_take_over().await => {
+                tracing::debug!("forwarding failed ({err}); synced here instead");
+                self.indexer.sync(full).await
+            }
+            Err(err) => Err(err),
+        }
     }
 
     pub fn store(&self) -> &Store {

@@ -27,7 +27,7 @@ use crate::markdown::chunker::{self, Document};
 const EMBED_BATCH: usize = 256;
 
 /// What one sync did, as `ragdown_reindex` and `ragdown_stats` report it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct SyncReport {
     pub added: usize,
     pub updated: usize,

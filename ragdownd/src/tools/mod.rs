@@ -564,12 +564,12 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
     let mut value = json!({
         "docs_dir": scope.dir().to_string_lossy(),
         "data_dir": engine.data_dir.to_string_lossy(),
-        "role": "primary",
+        "role": if engine.is_primary() { "primary" } else { "reader" },
         "embedder": engine.embedder.index_name(),
         "read_only": settings.read_only,
         "files": in_scope.len(),
         "chunks": in_scope.iter().map(|(_, chunks)| chunks).sum::<usize>(),
-        "syncing": progress.running,
+        "syncing": engine.is_primary().then_some(progress.running),
         "progress": {
             "files_total": progress.files_total,
             "files_done": progress.files_done,
@@ -589,7 +589,7 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
 
 /// `ragdown_reindex`: sync now (or rebuild) and report what changed.
 pub async fn reindex(scope: &Scope, args: ReindexArgs) -> ToolResult {
-    let report = scope.engine.indexer.sync(args.full).await.map_err(ToolError::new)?;
+    let report = scope.engine.sync(args.full).await.map_err(ToolError::new)?;
     Ok(serde_json::to_string(&report).unwrap_or_default())
 }
 

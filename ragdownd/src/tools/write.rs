@@ -130,13 +130,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 
 /// Brings the index up to date with a write before the tool answers.
 pub(super) async fn index_now(scope: &Scope) -> Result<(), ToolError> {
-    scope
-        .engine
-        .indexer
-        .sync(false)
-        .await
-        .map(|_| ())
-        .map_err(ToolError::new)
+    scope.engine.sync(false).await.map(|_| ()).map_err(ToolError::new)
 }
 
 /// The client's path as the scope shows it: `/` separators, no `./`.

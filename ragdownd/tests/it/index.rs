@@ -22,6 +22,7 @@ async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine>
             layout: Layout::Single,
             watch: false,
             sync_on_open: true,
+            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
         },
         embedder,
     )
@@ -250,6 +251,7 @@ async fn the_watcher_indexes_edits_without_being_asked() {
             layout: Layout::Single,
             watch: true,
             sync_on_open: true,
+            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
         },
         Arc::new(HashEmbedder),
     )
@@ -333,4 +335,58 @@ async fn an_unreadable_index_is_rebuilt_from_the_files() {
     .await
     .unwrap();
     assert_eq!(hits[0].chunk.path, "b.md");
+}
+
+async fn open_with_takeover(docs: &Path, data: &Path, every: std::time::Duration) -> Arc<Engine> {
+    Engine::open(
+        EngineOptions {
+            docs_dir: docs.to_path_buf(),
+            data_dir: data.to_path_buf(),
+            layout: Layout::Single,
+            watch: false,
+            sync_on_open: true,
+            takeover_every: every,
+        },
+        Arc::new(HashEmbedder),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_primary_per_index_readers_forward_and_take_over() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    let every = std::time::Duration::from_millis(100);
+    let primary = open_with_takeover(docs.path(), data.path(), every).await;
+    settle(&primary).await;
+    let reader = open_with_takeover(docs.path(), data.path(), every).await;
+    assert!(primary.is_primary() && !reader.is_primary());
+
+    // The reader's sync runs in the primary: nothing is indexed twice.
+    write(docs.path(), "c.md", "# C\n\ngamma");
+    let report = reader.sync(false).await.unwrap();
+    assert_eq!(counts(&report), (1, 0, 0, 2), "{report:?}");
+    assert_eq!(
+        primary.indexer.last_sync().unwrap().report,
+        report,
+        "the primary ran it"
+    );
+    assert_eq!(
+        reader.store().count().await.unwrap(),
+        3,
+        "the reader sees the primary's rows"
+    );
+
+    // The primary goes away; the reader takes over by itself and indexes from then on.
+    drop(primary);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !reader.is_primary() {
+        assert!(std::time::Instant::now() < deadline, "the reader did not take over");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    write(docs.path(), "d.md", "# D\n\ndelta");
+    let report = reader.sync(false).await.unwrap();
+    assert_eq!(report.added + report.unchanged, 4, "{report:?}");
+    assert_eq!(reader.store().count().await.unwrap(), 4);
 }
