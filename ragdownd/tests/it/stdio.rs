@@ -330,3 +330,32 @@ async fn backlinks_list_linking_lines_outside_code() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_second_process_on_the_same_index_is_a_reader() {
+    let (docs, data) = (ops_docs(), tempfile::tempdir().unwrap());
+    let mut first = started(&docs, &data, &[]).await;
+    let mut second = StdioClient::start(&test_env(docs.path(), data.path())).await;
+    let stats: Value = serde_json::from_str(&second.ok("ragdown_stats", json!({})).await).unwrap();
+    assert_eq!(
+        (stats["role"].as_str(), stats["syncing"].is_null()),
+        (Some("reader"), true),
+        "{stats}"
+    );
+    crate::support::write(docs.path(), "ops/new.md", "# New\n\nAdded while two servers run.");
+    let report: Value = serde_json::from_str(&second.ok("ragdown_reindex", json!({})).await).unwrap();
+    assert_eq!(report["added"], 1, "{report}");
+    let hits = first
+        .ok(
+            "ragdown_recall",
+            json!({"query": "added while two servers run", "top_k": 1}),
+        )
+        .await;
+    assert!(hits.starts_with("[1] ops/new.md"), "{hits}");
+    let stats: Value = serde_json::from_str(&first.ok("ragdown_stats", json!({})).await).unwrap();
+    assert_eq!(
+        (stats["role"].as_str(), stats["chunks"].as_u64()),
+        (Some("primary"), Some(3)),
+        "{stats}"
+    );
+}
