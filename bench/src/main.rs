@@ -151,6 +151,22 @@ fn machine() -> serde_json::Value {
     })
 }
 
+/// An engine over `docs` that syncs only when asked, so the workloads time their own syncs.
+async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> anyhow::Result<Arc<Engine>> {
+    Ok(Engine::open(
+        EngineOptions {
+            docs_dir: docs.to_path_buf(),
+            data_dir: data.to_path_buf(),
+            layout: Layout::Single,
+            watch: false,
+            sync_on_open: false,
+            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+        },
+        embedder,
+    )
+    .await?)
+}
+
 fn copy_docs(from: &Path, to: &Path, copies: usize) -> anyhow::Result<()> {
     for copy in 0..copies {
         let target = if copies == 1 {
@@ -206,18 +222,7 @@ async fn bench_index(
     let mut last_engine: Option<Arc<Engine>> = None;
     for run in 0..runs.max(1) {
         let data = work.path().join(format!("data-{run}"));
-        let engine = Engine::open(
-            EngineOptions {
-                docs_dir: corpus.clone(),
-                data_dir: data,
-                layout: Layout::Single,
-                watch: false,
-                sync_on_open: false,
-                takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-            },
-            embedder.clone(),
-        )
-        .await?;
+        let engine = open_engine(&corpus, &data, embedder.clone()).await?;
         let started = Instant::now();
         let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -301,18 +306,7 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
     bench::corpus::write_markdown(&corpus, &docs)?;
     let name = embedder_name.clone();
     let embedder = tokio::task::spawn_blocking(move || embedder(&name, None)).await??;
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs,
-            data_dir: work.path().join("data"),
-            layout: Layout::Single,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        embedder.clone(),
-    )
-    .await?;
+    let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let mut on_topic = Vec::new();
     for question in corpus.questions.iter().filter(|q| !q.section.is_empty()) {

@@ -15,14 +15,25 @@ use ragdownd::search::{self, SearchRequest};
 use crate::support::{docs, write};
 
 async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
+    open_with(docs, data, embedder, false, ragdownd::engine::TAKEOVER_EVERY).await
+}
+
+/// An engine as the servers open one (syncing at once), watching or not.
+async fn open_with(
+    docs: &Path,
+    data: &Path,
+    embedder: SharedEmbedder,
+    watch: bool,
+    takeover_every: std::time::Duration,
+) -> Arc<Engine> {
     Engine::open(
         EngineOptions {
             docs_dir: docs.to_path_buf(),
             data_dir: data.to_path_buf(),
             layout: Layout::Single,
-            watch: false,
+            watch,
             sync_on_open: true,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+            takeover_every,
         },
         embedder,
     )
@@ -244,19 +255,14 @@ async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
 async fn the_watcher_indexes_edits_without_being_asked() {
     let docs = docs(&[("a.md", "# A\n\nalpha")]);
     let data = tempfile::tempdir().unwrap();
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs.path().to_path_buf(),
-            data_dir: data.path().to_path_buf(),
-            layout: Layout::Single,
-            watch: true,
-            sync_on_open: true,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
+    let engine = open_with(
+        docs.path(),
+        data.path(),
         Arc::new(HashEmbedder),
+        true,
+        ragdownd::engine::TAKEOVER_EVERY,
     )
-    .await
-    .unwrap();
+    .await;
     settle(&engine).await;
     write(docs.path(), "notes/b.md", "# B\n\nbeta written while the server runs");
     write(docs.path(), ".obsidian/c.md", "# C\n\nin a dot-folder: never indexed");
@@ -337,30 +343,14 @@ async fn an_unreadable_index_is_rebuilt_from_the_files() {
     assert_eq!(hits[0].chunk.path, "b.md");
 }
 
-async fn open_with_takeover(docs: &Path, data: &Path, every: std::time::Duration) -> Arc<Engine> {
-    Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout: Layout::Single,
-            watch: false,
-            sync_on_open: true,
-            takeover_every: every,
-        },
-        Arc::new(HashEmbedder),
-    )
-    .await
-    .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn one_primary_per_index_readers_forward_and_take_over() {
     let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
     let data = tempfile::tempdir().unwrap();
     let every = std::time::Duration::from_millis(100);
-    let primary = open_with_takeover(docs.path(), data.path(), every).await;
+    let primary = open_with(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
     settle(&primary).await;
-    let reader = open_with_takeover(docs.path(), data.path(), every).await;
+    let reader = open_with(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
     assert!(primary.is_primary() && !reader.is_primary());
 
     // The reader's sync runs in the primary: nothing is indexed twice.
