@@ -40,7 +40,18 @@ run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries
 run runbooks-minilm-2-threads --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads 2 --queries "$WORK/runbook-queries.txt"
 run runbooks-hash --docs "$WORK/runbooks" --embedder hash --runs 5 --queries "$WORK/runbook-queries.txt"
 run runbooks-10k-hash --docs "$WORK/runbooks" --embedder hash --runs 3 --copies 50 --queries "$WORK/runbook-queries.txt"
-log "results in $OUT"
+# The batch-size sweep behind embedd's default token budget.
+SWEEP="$ROOT/bench/results/$DAY-batch-sweep.jsonl"
+: > "$SWEEP"
+for threads in 1 2; do
+    for tokens in 256 512 1024 2048 4096; do
+        "$BENCH" index --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads "$threads" \
+            --max-batch-tokens "$tokens" --query-reps 1 --queries "$WORK/runbook-queries.txt" 2>/dev/null |
+            python3 -c 'import json,sys; r=json.load(sys.stdin); print(json.dumps({"threads": int(sys.argv[1]), "max_batch_tokens": int(sys.argv[2]), "index_chunks_per_s_median": r["index_chunks_per_s_median"], "date": sys.argv[3]}))' \
+                "$threads" "$tokens" "$DAY" >> "$SWEEP"
+    done
+done
+log "results in $OUT and $SWEEP"
 python3 - "$OUT" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]

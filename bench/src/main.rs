@@ -44,29 +44,36 @@ enum Cmd {
         embedder: String,
     },
     /// First index, no-op re-sync and search latency over a docs dir.
-    Index {
-        /// The Markdown to index (every file under it, as `stdio` does).
-        #[arg(long)]
-        docs: PathBuf,
-        /// The embedder: minilm, hash, ...
-        #[arg(long, default_value = "minilm")]
-        embedder: String,
-        /// Full index runs (each into a fresh data dir); the median is reported.
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
-        /// A file of queries, one per line [default: a built-in set for the example vault].
-        #[arg(long)]
-        queries: Option<PathBuf>,
-        /// Times each query is run.
-        #[arg(long, default_value_t = 5)]
-        query_reps: usize,
-        /// ONNX Runtime threads [default: half the cores].
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Also copy the docs this many times (into subdirectories) to make a bigger corpus.
-        #[arg(long, default_value_t = 1)]
-        copies: usize,
-    },
+    Index(IndexArgs),
+}
+
+/// The `index` workload's settings.
+#[derive(Debug, clap::Args)]
+struct IndexArgs {
+    /// The Markdown to index (every file under it, as `stdio` does).
+    #[arg(long)]
+    docs: PathBuf,
+    /// The embedder: minilm, hash, ...
+    #[arg(long, default_value = "minilm")]
+    embedder: String,
+    /// Full index runs (each into a fresh data dir); the median is reported.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// A file of queries, one per line [default: a built-in set for the example vault].
+    #[arg(long)]
+    queries: Option<PathBuf>,
+    /// Times each query is run.
+    #[arg(long, default_value_t = 5)]
+    query_reps: usize,
+    /// ONNX Runtime threads [default: half the cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Padded tokens per batch [default: embedd's default].
+    #[arg(long)]
+    max_batch_tokens: Option<usize>,
+    /// Also copy the docs this many times (into subdirectories) to make a bigger corpus.
+    #[arg(long, default_value_t = 1)]
+    copies: usize,
 }
 
 /// Queries for the example vault: paraphrases and identifiers.
@@ -92,11 +99,14 @@ fn cache_dir() -> PathBuf {
     .expect("HOME is set")
 }
 
-fn embedder(name: &str, threads: Option<usize>) -> anyhow::Result<SharedEmbedder> {
+fn embedder(name: &str, threads: Option<usize>, max_batch_tokens: Option<usize>) -> anyhow::Result<SharedEmbedder> {
     let cache = cache_dir();
     let mut local = LocalOptions::default();
     if let Some(threads) = threads {
         local.threads = threads;
+    }
+    if let Some(tokens) = max_batch_tokens {
+        local.limits.max_batch_tokens = tokens;
     }
     let choice = EmbedderChoice {
         name: Some(name.to_string()),
@@ -186,15 +196,17 @@ fn copy_docs(from: &Path, to: &Path, copies: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn bench_index(
-    docs: PathBuf,
-    embedder_name: String,
-    runs: usize,
-    queries: Option<PathBuf>,
-    query_reps: usize,
-    threads: Option<usize>,
-    copies: usize,
-) -> anyhow::Result<serde_json::Value> {
+async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
+    let IndexArgs {
+        docs,
+        embedder: embedder_name,
+        runs,
+        queries,
+        query_reps,
+        threads,
+        max_batch_tokens,
+        copies,
+    } = args;
     let queries: Vec<String> = match queries {
         Some(path) => std::fs::read_to_string(&path)
             .with_context(|| path.display().to_string())?
@@ -211,7 +223,7 @@ async fn bench_index(
 
     let loading = Instant::now();
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads)).await??;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads, max_batch_tokens)).await??;
     let load_ms = loading.elapsed().as_secs_f64() * 1000.0;
 
     let mut index_ms = Vec::new();
@@ -305,7 +317,7 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
     let docs = work.path().join("runbooks");
     bench::corpus::write_markdown(&corpus, &docs)?;
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None)).await??;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let mut on_topic = Vec::new();
@@ -349,15 +361,7 @@ fn main() -> anyhow::Result<()> {
                 )
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
-            Cmd::Index {
-                docs,
-                embedder,
-                runs,
-                queries,
-                query_reps,
-                threads,
-                copies,
-            } => bench_index(docs, embedder, runs, queries, query_reps, threads, copies).await,
+            Cmd::Index(args) => bench_index(args).await,
         }
     })?;
     println!("{}", serde_json::to_string_pretty(&result)?);

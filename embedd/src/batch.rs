@@ -16,10 +16,11 @@ pub struct BatchLimits {
 
 impl Default for BatchLimits {
     fn default() -> Self {
-        // Measured on 2 CPU cores with minilm: batches of about 8 passages of ~90 tokens beat
-        // batches of 32 (DESIGN.md's table); 1,024 padded tokens allows that and more short queries.
+        // `bench/run.sh`'s batch sweep (bench/results/2026-11-30-batch-sweep.jsonl): minilm on the
+        // runbook corpus (~90 tokens a chunk) ran fastest at 256-512 padded tokens a batch: with one
+        // thread 1,024 was 6% slower and 2,048-4,096 16-26%; with two, 256-1,024 were within 3%.
         Self {
-            max_batch_tokens: 1024,
+            max_batch_tokens: 512,
             max_batch_size: 32,
         }
     }
