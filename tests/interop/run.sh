@@ -58,6 +58,13 @@ out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer
 expect "inspector http tools/list --strict" "$out" '"ragdown_read_doc"'
 out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_read_doc --tool-arg path=backups.md 2>&1) || fail "$out"
 expect "inspector http ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_write \
+    --tool-arg path=inspector.md "text=# From the Inspector" 2>&1) || fail "$out"
+expect "inspector http ragdown_write" "$out" 'created inspector.md'
+[ -f "$WORK/docs/ops/inspector.md" ] || fail "ragdown_write over HTTP did not create the file"
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_delete \
+    --tool-arg path=inspector.md 2>&1) || fail "$out"
+expect "inspector http ragdown_delete" "$out" 'deleted inspector.md'
 if out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer wrong" --method tools/list 2>&1); then
     fail "a wrong token was accepted: $out"
 fi
