@@ -223,11 +223,6 @@ impl Engine {
     pub fn store(&self) -> &Store {
         self.indexer.store()
     }
-
-    /// Stops watching (the index stays usable).
-    pub fn stop_watching(&self) {
-        self.watch.lock().unwrap_or_else(|p| p.into_inner()).take();
-    }
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

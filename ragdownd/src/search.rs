@@ -157,19 +157,7 @@ mod tests {
     use super::*;
 
     fn candidate(id: &str) -> Candidate {
-        Candidate {
-            id: id.into(),
-            path: format!("{id}.md"),
-            title: String::new(),
-            heading: String::new(),
-            text: String::new(),
-            tags: String::new(),
-            created_by: String::new(),
-            mtime_ms: 0.0,
-            line_start: 1,
-            line_end: 1,
-            similarity: 0.5,
-        }
+        Candidate::for_test(id, 0.5)
     }
 
     #[test]

@@ -67,6 +67,26 @@ pub struct ChunkRow {
     pub vector: Vec<f32>,
 }
 
+#[cfg(test)]
+impl Candidate {
+    /// A bare chunk `<id>.md`, lines 1-1, for tests of ranking and gating.
+    pub(crate) fn for_test(id: &str, similarity: f32) -> Self {
+        Self {
+            id: id.into(),
+            path: format!("{id}.md"),
+            title: String::new(),
+            heading: String::new(),
+            text: String::new(),
+            tags: String::new(),
+            created_by: String::new(),
+            mtime_ms: 0.0,
+            line_start: 1,
+            line_end: 1,
+            similarity,
+        }
+    }
+}
+
 /// Superseded path -> the documents that name it in `supersedes`, sorted.
 pub type Superseded = HashMap<String, Vec<String>>;
 

@@ -311,19 +311,7 @@ mod tests {
 
     fn hit(id: &str, similarity: f32) -> Hit {
         Hit {
-            chunk: Candidate {
-                id: id.into(),
-                path: format!("{id}.md"),
-                title: String::new(),
-                heading: String::new(),
-                text: String::new(),
-                tags: String::new(),
-                created_by: String::new(),
-                mtime_ms: 0.0,
-                line_start: 1,
-                line_end: 1,
-                similarity,
-            },
+            chunk: Candidate::for_test(id, similarity),
             score: 0.0,
             sources: vec!["dense"],
         }
