@@ -83,10 +83,12 @@ pub async fn run_serve(
         token: config.token.clone(),
         allowed_hosts: config.allowed_hosts.clone(),
         keep_alive_ms: config.keep_alive_ms,
+        root_mcp: config.root_mcp,
         public_settings: json!({
             "embedder": config.embedder.name,
             "watch": config.watch,
             "text_limit": config.text_limit,
+            "root_mcp": config.root_mcp,
         }),
         load_error: OnceLock::new(),
     });
@@ -104,8 +106,10 @@ pub async fn run_serve(
         }
     });
     tracing::info!(addr = %listener.local_addr()?, docs = %config.docs_dir.display(), "serving");
-    axum::serve(listener, http::router(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    for name in crate::folders::loose_files(&config.docs_dir) {
+        tracing::warn!("{name} is loose in the docs dir, outside every folder: not indexed (move it into a folder)");
+    }
+    let keep_alive_ms = state.keep_alive_ms;
+    http::serve(listener, http::router(state), keep_alive_ms, shutdown).await?;
     Ok(())
 }

@@ -99,7 +99,10 @@ pub struct Options {
     /// serve only: host names (besides loopback) that MCP requests may address, comma-separated.
     #[arg(long, env = "RAGDOWN_ALLOWED_HOSTS", global = true, value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
-    /// serve only: how long an idle client connection is kept open, in ms.
+    /// serve only: serve every folder with MCP on as one server at the bare `/mcp`.
+    #[arg(long, env = "RAGDOWN_ROOT_MCP", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub root_mcp: bool,
+    /// serve only: how long an idle client connection is kept open, in ms (0: never closed).
     #[arg(long, env = "HTTP_KEEP_ALIVE_TIMEOUT_MS", global = true, default_value_t = 75_000)]
     pub keep_alive_ms: u64,
     /// The ONNX Runtime library (full file name) [default: the ragdown cache, then the system].
@@ -154,6 +157,8 @@ pub struct Config {
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
     pub keep_alive_ms: u64,
+    /// `RAGDOWN_ROOT_MCP`.
+    pub root_mcp: bool,
     pub embedder: EmbedderChoice,
     pub log: String,
 }
@@ -214,6 +219,7 @@ impl Config {
             },
             allowed_hosts: o.allowed_hosts.into_iter().filter(|h| !h.is_empty()).collect(),
             keep_alive_ms: o.keep_alive_ms,
+            root_mcp: o.root_mcp,
             embedder: EmbedderChoice {
                 name: o
                     .embedder

@@ -245,6 +245,9 @@ pub struct Scope {
     pub folder: Option<String>,
     /// The folder's title under serve.
     pub title: Option<String>,
+    /// Set for the root `/mcp` endpoint when a call names no folder: the names of the folders with
+    /// MCP on, which the scope spans. Paths are then shown as `[folder] path`.
+    pub span: Option<Vec<String>>,
 }
 
 impl Scope {
@@ -255,7 +258,50 @@ impl Scope {
             prefix: String::new(),
             folder: None,
             title: None,
+            span: None,
         }
+    }
+
+    /// One folder, or a subfolder of it (`sub` relative to the folder, empty for all of it).
+    pub fn folder(engine: Arc<Engine>, folder: &crate::folders::Folder, sub: &str) -> Self {
+        let sub = sub.trim_matches('/');
+        let prefix = if sub.is_empty() {
+            format!("{}/", folder.name)
+        } else {
+            format!("{}/{sub}/", folder.name)
+        };
+        Self {
+            engine,
+            prefix,
+            folder: Some(folder.name.clone()),
+            title: Some(folder.title.clone()),
+            span: None,
+        }
+    }
+
+    /// Every folder named in `folders` at once (the root endpoint without a `folder` argument).
+    pub fn spanning(engine: Arc<Engine>, folders: Vec<String>) -> Self {
+        Self {
+            engine,
+            prefix: String::new(),
+            folder: None,
+            title: None,
+            span: Some(folders),
+        }
+    }
+
+    /// The root-relative prefixes a spanning scope limits searches to; empty for other scopes.
+    pub fn span_prefixes(&self) -> Vec<String> {
+        self.span.iter().flatten().map(|name| format!("{name}/")).collect()
+    }
+
+    /// Whether a root-relative path belongs to this scope.
+    pub fn contains(&self, root_path: &str) -> bool {
+        root_path.starts_with(&self.prefix)
+            && self
+                .span
+                .as_ref()
+                .is_none_or(|names| names.iter().any(|name| in_folder(root_path, name)))
     }
 
     /// The scope's directory on disk.
@@ -273,8 +319,27 @@ impl Scope {
         root_path.strip_prefix(&self.prefix).unwrap_or(root_path)
     }
 
+    /// A root-relative path as a hit line shows it: scope-relative, or `[folder] path` in a
+    /// spanning scope.
+    pub fn label(&self, root_path: &str) -> String {
+        match self.split_folder(root_path) {
+            Some((folder, rest)) => format!("[{folder}] {rest}"),
+            None => self.to_scope_path(root_path).to_string(),
+        }
+    }
+
+    /// In a spanning scope, a root-relative path as its folder and the path inside it.
+    pub fn split_folder<'a>(&self, root_path: &'a str) -> Option<(&'a str, &'a str)> {
+        self.span.as_ref()?;
+        root_path.split_once('/')
+    }
+
     /// A scope-relative path as stored (root-relative).
     pub fn to_root_path(&self, scope_path: &str) -> String {
         format!("{}{scope_path}", self.prefix)
     }
+}
+
+fn in_folder(root_path: &str, folder: &str) -> bool {
+    root_path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
 }

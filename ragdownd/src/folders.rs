@@ -5,10 +5,14 @@
 //! the defaults: titled by its name, MCP off (folders are for humans until their owner opts in).
 
 use std::path::Path;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use crate::index::sync::is_skipped;
+use crate::documents::write::atomic_write;
+use crate::index::sync::{is_markdown, is_skipped};
 
 /// The settings file's name.
 pub const SETTINGS_FILE: &str = ".ragdown.json";
@@ -22,12 +26,117 @@ pub struct Folder {
     pub title: String,
     /// Whether `/mcp/<name>` serves it.
     pub mcp: bool,
+    /// Which tool made it, when an agent did (`ragdown_create_folder`).
+    pub created_by: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct SettingsFile {
     title: Option<String>,
     mcp: Option<bool>,
+    created_by: Option<String>,
+}
+
+/// Why a folder could not be made or its settings written.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    #[error(
+        "not a valid folder name: {0:?} (1-64 letters, digits, spaces, '_', '.' or '-', starting with a letter, digit \
+         or '_')"
+    )]
+    BadName(String),
+    #[error("a folder named {0:?} already exists")]
+    Exists(String),
+    #[error("no folder named {0:?}")]
+    Missing(String),
+    #[error("{SETTINGS_FILE} of {0:?} is not a JSON object; fix or remove it first")]
+    Unreadable(String),
+    #[error("cannot write folder {0:?}: {1}")]
+    Io(String, std::io::Error),
+}
+
+static NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9 _.-]{0,63}$").expect("valid regex"));
+
+/// Whether `name` may name a new folder: the web UI's rule, which keeps names usable as one URL
+/// segment and one directory on every platform.
+pub fn valid_name(name: &str) -> bool {
+    NAME.is_match(name) && name.trim() == name && name != "node_modules" && !is_skipped(name)
+}
+
+/// Makes an empty folder with `settings` as its `.ragdown.json`. Never overwrites: an existing
+/// entry of that name, folder or file, is an error and nothing changes.
+pub fn create(docs_dir: &Path, name: &str, settings: Map<String, Value>) -> Result<Folder, FolderError> {
+    if !valid_name(name) {
+        return Err(FolderError::BadName(name.to_string()));
+    }
+    let dir = docs_dir.join(name);
+    if let Err(err) = std::fs::create_dir(&dir) {
+        return Err(match err.kind() {
+            std::io::ErrorKind::AlreadyExists => FolderError::Exists(name.to_string()),
+            _ => FolderError::Io(name.to_string(), err),
+        });
+    }
+    let text = format!("{:#}\n", Value::Object(settings));
+    if let Err(err) = atomic_write(&dir.join(SETTINGS_FILE), text.as_bytes()) {
+        // The directory is ours and empty: leave nothing half made.
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(FolderError::Io(name.to_string(), err));
+    }
+    get(docs_dir, name).ok_or_else(|| FolderError::Missing(name.to_string()))
+}
+
+/// Changes a folder's `.ragdown.json` through `change`, keeping every key it does not touch,
+/// including ones this version does not know. A file that is not a JSON object is refused rather
+/// than replaced.
+pub fn update_settings(
+    docs_dir: &Path,
+    name: &str,
+    change: impl FnOnce(&mut Map<String, Value>),
+) -> Result<Folder, FolderError> {
+    if get(docs_dir, name).is_none() {
+        return Err(FolderError::Missing(name.to_string()));
+    }
+    let path = docs_dir.join(name).join(SETTINGS_FILE);
+    let mut settings = match std::fs::read_to_string(&path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => map,
+            _ => return Err(FolderError::Unreadable(name.to_string())),
+        },
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(err) => return Err(FolderError::Io(name.to_string(), err)),
+    };
+    change(&mut settings);
+    let text = format!("{:#}\n", Value::Object(settings));
+    atomic_write(&path, text.as_bytes()).map_err(|err| FolderError::Io(name.to_string(), err))?;
+    get(docs_dir, name).ok_or_else(|| FolderError::Missing(name.to_string()))
+}
+
+/// A folder's `.ragdown.json` as a JSON object, every key kept; empty when missing or unreadable.
+pub fn settings_json(docs_dir: &Path, name: &str) -> Map<String, Value> {
+    std::fs::read_to_string(docs_dir.join(name).join(SETTINGS_FILE))
+        .ok()
+        .and_then(|text| match serde_json::from_str(&text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// Markdown files directly in the docs dir, outside every folder: `serve` lists them but does not
+/// index them.
+pub fn loose_files(docs_dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(docs_dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|name| !is_skipped(name) && is_markdown(name))
+        .collect();
+    names.sort();
+    names
 }
 
 /// Reads one folder; `None` when `name` is not a folder (missing, a file, a dot or skipped name,
@@ -58,6 +167,7 @@ pub fn get(docs_dir: &Path, name: &str) -> Option<Folder> {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| name.to_string()),
         mcp: settings.mcp.unwrap_or(false),
+        created_by: settings.created_by.filter(|c| !c.is_empty()),
     })
 }
 
@@ -100,22 +210,101 @@ mod tests {
                 Folder {
                     name: "broken".into(),
                     title: "broken".into(),
-                    mcp: false
+                    mcp: false,
+                    created_by: None,
                 },
                 Folder {
                     name: "ops".into(),
                     title: "Operations".into(),
-                    mcp: true
+                    mcp: true,
+                    created_by: None,
                 },
                 Folder {
                     name: "private".into(),
                     title: "private".into(),
-                    mcp: false
+                    mcp: false,
+                    created_by: None,
                 },
             ]
         );
         assert_eq!(get(root, "../ops"), None);
         assert_eq!(get(root, ".git"), None);
         assert_eq!(get(root, "loose.md"), None);
+        assert_eq!(loose_files(root), ["loose.md"]);
+    }
+
+    #[test]
+    fn names_follow_the_web_ui_rule() {
+        for good in ["work", "Work notes", "a.b-c_d", "_x", "9"] {
+            assert!(valid_name(good), "{good}");
+        }
+        let long = "a".repeat(65);
+        for bad in [
+            "",
+            " work",
+            "work ",
+            ".hidden",
+            "-x",
+            "a/b",
+            "..",
+            "node_modules",
+            "é",
+            long.as_str(),
+        ] {
+            assert!(!valid_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn create_never_overwrites_and_update_keeps_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut settings = Map::new();
+        settings.insert("title".into(), "Work".into());
+        settings.insert("mcp".into(), true.into());
+        settings.insert("created_by".into(), "ragdown_create_folder".into());
+        let made = create(root, "work", settings.clone()).unwrap();
+        assert_eq!(made.title, "Work");
+        assert!(made.mcp);
+        assert_eq!(made.created_by.as_deref(), Some("ragdown_create_folder"));
+
+        // A second create of the same name, or over a file, changes nothing.
+        std::fs::write(root.join("work").join("keep.md"), "# keep").unwrap();
+        assert!(matches!(create(root, "work", Map::new()), Err(FolderError::Exists(_))));
+        std::fs::write(root.join("file"), "x").unwrap();
+        assert!(matches!(create(root, "file", Map::new()), Err(FolderError::Exists(_))));
+        assert_eq!(std::fs::read_to_string(root.join("file")).unwrap(), "x");
+        assert!(root.join("work").join("keep.md").exists());
+        assert!(matches!(create(root, "../x", Map::new()), Err(FolderError::BadName(_))));
+
+        std::fs::write(
+            root.join("work").join(SETTINGS_FILE),
+            r#"{"title":"Work","mcp":true,"color":"teal","hook":{"top_k":6}}"#,
+        )
+        .unwrap();
+        let updated = update_settings(root, "work", |s| {
+            s.insert("title".into(), "Work notes".into());
+        })
+        .unwrap();
+        assert_eq!(updated.title, "Work notes");
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("work").join(SETTINGS_FILE)).unwrap()).unwrap();
+        assert_eq!(saved["color"], "teal");
+        assert_eq!(saved["hook"]["top_k"], 6);
+        assert_eq!(saved["mcp"], true);
+
+        std::fs::write(root.join("work").join(SETTINGS_FILE), "[1]").unwrap();
+        assert!(matches!(
+            update_settings(root, "work", |_| {}),
+            Err(FolderError::Unreadable(_))
+        ));
+        assert_eq!(
+            std::fs::read_to_string(root.join("work").join(SETTINGS_FILE)).unwrap(),
+            "[1]"
+        );
+        assert!(matches!(
+            update_settings(root, "nope", |_| {}),
+            Err(FolderError::Missing(_))
+        ));
     }
 }

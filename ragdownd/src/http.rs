@@ -1,9 +1,13 @@
-//! `serve`'s HTTP surface: `/api/status` and `/mcp/<folder>[/<subfolder...>]`.
+//! `serve`'s HTTP surface: `/api/status`, `/api/folders`, `/mcp/<folder>[/<subfolder...>]` and,
+//! with `RAGDOWN_ROOT_MCP`, the root `/mcp` over every MCP folder.
 //!
 //! The server starts answering at once; the index (and the embedding model behind it) loads in
 //! the background and `/api/status` says `ready: false` until it has. MCP routes need the bearer
 //! token unless `SECURE_LOCAL_NET` is on, and serve only folders whose `.ragdown.json` has
 //! `"mcp": true` (any other folder gets the same 404 as a missing one).
+//!
+//! Connections are served by hyper directly rather than `axum::serve`, so that an idle keep-alive
+//! connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT_MS` (axum's own loop has no such setting).
 
 use std::sync::{Arc, OnceLock};
 
@@ -43,6 +47,8 @@ pub struct AppState {
     pub allowed_hosts: Vec<String>,
     /// `HTTP_KEEP_ALIVE_TIMEOUT_MS`.
     pub keep_alive_ms: u64,
+    /// `RAGDOWN_ROOT_MCP`: bare `/mcp` serves every MCP folder.
+    pub root_mcp: bool,
     /// Values shown under `settings` in `/api/status`.
     pub public_settings: serde_json::Value,
     /// Why loading failed, when it did.
@@ -55,6 +61,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .unwrap_or(HeaderValue::from_static("timeout=75"));
     Router::new()
         .route("/api/status", get(status))
+        .route("/api/folders", get(api_folders))
         .route("/mcp", any(bare_mcp))
         .route("/mcp/", any(bare_mcp))
         .route("/mcp/{folder}", any(mcp))
@@ -78,11 +85,83 @@ async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "Not found")
 }
 
-async fn bare_mcp(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+/// The 404 for a folder that is missing, human-only, or a bad subfolder: one answer for all, so
+/// a human-only folder cannot be told from a missing one.
+const NO_FOLDER: &str = "Not found: no folder with MCP turned on at this path";
+
+async fn bare_mcp(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    if !authorized(&state, request.headers()) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    if !state.root_mcp {
+        return error(StatusCode::NOT_FOUND, "Pick a folder: /mcp/<folder>");
+    }
+    let Some(engine) = state.engine.get() else {
+        return loading();
+    };
+    let server = RagdownServer::root(engine.clone(), state.settings.clone(), state.filter.clone());
+    serve_server(&state, server, request).await
+}
+
+fn loading() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The index is still loading; retry shortly",
+    )
+}
+
+/// `GET /api/folders`: every folder (MCP on or not) with its counts, and the loose Markdown files
+/// that no folder holds and `serve` does not index.
+async fn api_folders(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     if !authorized(&state, &headers) {
         return error(StatusCode::UNAUTHORIZED, "Unauthorized");
     }
-    error(StatusCode::NOT_FOUND, "Pick a folder: /mcp/<folder>")
+    let files = match state.engine.get() {
+        Some(engine) => match engine.store().files().await {
+            Ok(files) => files,
+            Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+        },
+        None => Default::default(),
+    };
+    let found: Vec<serde_json::Value> = folders::list(&state.docs_dir)
+        .into_iter()
+        .map(|folder| {
+            let prefix = format!("{}/", folder.name);
+            let (count, chunks) = files
+                .iter()
+                .filter(|(path, _)| path.starts_with(&prefix))
+                .fold((0, 0), |(count, chunks), (_, file)| (count + 1, chunks + file.chunks));
+            let settings = folders::settings_json(&state.docs_dir, &folder.name);
+            let mut value = json!({
+                "name": folder.name,
+                "title": folder.title,
+                "mcp": folder.mcp,
+                "hook": settings.get("hook").cloned().unwrap_or(json!({})),
+                "mcp_path": format!("/mcp/{}", encode_segment(&folder.name)),
+                "files": count,
+                "chunks": chunks,
+            });
+            if let Some(by) = &folder.created_by {
+                value["created_by"] = json!(by);
+            }
+            value
+        })
+        .collect();
+    Json(json!({ "folders": found, "loose_files": folders::loose_files(&state.docs_dir) })).into_response()
+}
+
+/// A URL path segment, as JavaScript's `encodeURIComponent` writes it.
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::new();
+    for byte in segment.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
 }
 
 async fn status(State(state): State<Arc<AppState>>) -> Response {
@@ -152,7 +231,7 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
         return error(StatusCode::UNAUTHORIZED, "Unauthorized");
     }
     let Some(found) = folders::get(&state.docs_dir, &folder).filter(|f| f.mcp) else {
-        return error(StatusCode::NOT_FOUND, "Not found");
+        return error(StatusCode::NOT_FOUND, NO_FOLDER);
     };
     let sub = rest.trim_matches('/');
     if !sub.is_empty()
@@ -161,26 +240,67 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
             .any(|s| s.is_empty() || s == ".." || crate::index::sync::is_skipped(s))
             || !state.docs_dir.join(&folder).join(sub).is_dir())
     {
-        return error(StatusCode::NOT_FOUND, "Not found");
+        return error(StatusCode::NOT_FOUND, NO_FOLDER);
     }
     let Some(engine) = state.engine.get() else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The index is still loading; retry shortly",
-        );
+        return loading();
     };
-    let prefix = if sub.is_empty() {
-        format!("{folder}/")
-    } else {
-        format!("{folder}/{sub}/")
-    };
-    let scope = Scope {
-        engine: engine.clone(),
-        prefix,
-        folder: Some(found.name.clone()),
-        title: Some(found.title.clone()),
-    };
+    let scope = Scope::folder(engine.clone(), &found, sub);
     let server = RagdownServer::new(scope, state.settings.clone(), state.filter.clone());
+    serve_server(&state, server, request).await
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets requests in flight finish.
+/// An idle keep-alive connection is closed after `keep_alive_ms` (0: never).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    keep_alive_ms: u64,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let idle = (keep_alive_ms > 0).then(|| std::time::Duration::from_millis(keep_alive_ms));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!("accept failed: {err}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(
+            router
+                .clone()
+                .map_request(|request: Request<hyper::body::Incoming>| request.map(Body::new)),
+        );
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        // The header-read timer runs while a kept-alive connection waits for its next request, so
+        // it is the idle timeout; `None` turns hyper's 30 s default off.
+        builder
+            .timer(hyper_util::rt::TokioTimer::new())
+            .keep_alive(true)
+            .header_read_timeout(idle);
+        let connection = graceful.watch(builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!("connection closed: {err}");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Answers one streamable-HTTP MCP request with `server`.
+async fn serve_server(state: &AppState, server: RagdownServer, request: Request) -> Response {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(state.allowed_hosts.iter().cloned());
     // Browsers may call only from these hosts' own pages (DNS-rebinding and cross-site protection);

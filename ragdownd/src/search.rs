@@ -37,6 +37,9 @@ pub struct SearchRequest<'a> {
     /// A tag; its sub-tags match too (`project` matches `project/alpha`).
     pub tag: Option<String>,
     pub written_by: Option<WrittenBy>,
+    /// Root-relative prefixes (each ending in `/`) of which a path must start with one: the
+    /// folders a root endpoint spans. Empty for no such limit.
+    pub within: Vec<String>,
 }
 
 /// One ranked chunk.
@@ -70,6 +73,15 @@ pub fn filter_clause(request: &SearchRequest<'_>, superseded: &[String]) -> Opti
     let mut clauses = Vec::new();
     if !request.path_prefix.is_empty() {
         clauses.push(format!("starts_with(path, {})", quote(&request.path_prefix)));
+    }
+    if !request.within.is_empty() {
+        let any = request
+            .within
+            .iter()
+            .map(|prefix| format!("starts_with(path, {})", quote(prefix)))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        clauses.push(format!("({any})"));
     }
     if let Some(tag) = request.tag.as_deref().map(normalize_tag).filter(|t| !t.is_empty()) {
         clauses.push(format!(
@@ -182,11 +194,20 @@ mod tests {
             path_prefix: "ops/".into(),
             tag: Some("#Project/".into()),
             written_by: Some(WrittenBy::Agent),
+            within: Vec::new(),
         };
         assert_eq!(
             filter_clause(&request, &["old's.md".to_string()]).unwrap(),
             "starts_with(path, 'ops/') AND (strpos(tags, ' project ') > 0 OR strpos(tags, ' project/') > 0) \
              AND created_by <> '' AND path NOT IN ('old''s.md')"
+        );
+        let spanning = SearchRequest {
+            within: vec!["ops/".into(), "work/".into()],
+            ..SearchRequest::default()
+        };
+        assert_eq!(
+            filter_clause(&spanning, &[]).unwrap(),
+            "(starts_with(path, 'ops/') OR starts_with(path, 'work/'))"
         );
         assert_eq!(filter_clause(&SearchRequest::default(), &[]), None);
     }

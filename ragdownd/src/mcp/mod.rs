@@ -5,6 +5,11 @@
 //! (unknown arguments are refused) and hand them to [`crate::tools`]. A tool's failure is an
 //! `isError` result carrying the message, as the original does; an unknown or hidden tool is a
 //! protocol error.
+//!
+//! The same type also serves the root `/mcp` (`RAGDOWN_ROOT_MCP`): every folder with MCP on at
+//! once. There each tool but `ragdown_reindex` takes a `folder` argument (required by the tools that
+//! name a document), `ragdown_folders` and `ragdown_create_folder` are added, and a call that names
+//! no folder searches, lists or counts every MCP folder, naming each hit's folder.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -18,8 +23,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
-use crate::engine::Scope;
-use crate::tools::{self, ToolError, ToolSettings, context, move_doc, write};
+use crate::engine::{Engine, Scope};
+use crate::tools::{self, ToolError, ToolSettings, context, folders, move_doc, write};
 
 /// Which tools exist and which a server hides.
 #[derive(Debug, Clone, Default)]
@@ -38,7 +43,34 @@ struct ToolDef {
     destructive: bool,
     idempotent: bool,
     schema: fn() -> Arc<rmcp::model::JsonObject>,
+    /// How the root endpoint takes a `folder` argument for this tool.
+    folder: FolderArg,
 }
+
+/// A tool's `folder` argument at the root endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FolderArg {
+    /// Needed: the tool names a document, and paths are relative to one folder.
+    Required,
+    /// Left out, the tool covers every folder with MCP on.
+    Optional,
+    /// Not taken (`ragdown_reindex` syncs the whole index; the root's own tools).
+    None,
+    /// Only the root endpoint offers the tool.
+    RootOnly,
+}
+
+const FOLDERS: &str = "List the folders of the user's Markdown documents this server offers, one line each: name, \
+title and how many documents it holds. Pass a name as folder to the other tools.";
+
+const CREATE_FOLDER: &str = "Make a new, empty folder (name, optional title) with MCP on, for documents that belong \
+to none of the folders ragdown_folders lists. Never overwrites an existing folder. Names: 1-64 letters, digits, \
+spaces, '_', '.' or '-'. Folders cannot be renamed or deleted from here.";
+
+const FOLDER_ARG: &str = "The folder (a name from ragdown_folders); paths are relative to it.";
+
+const FOLDER_ARG_OPTIONAL: &str =
+    "The folder (a name from ragdown_folders); paths are relative to it. Leave it out to cover every folder.";
 
 const RECALL: &str = "Search the user's Markdown documents (notes, runbooks, decisions) and return the best-matching \
 sections with their path, line range, heading and text. Use it before answering any question the documents might \
@@ -105,6 +137,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::RecallArgs>,
+            folder: FolderArg::Optional,
         },
         ToolDef {
             name: "ragdown_context",
@@ -113,6 +146,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: false,
             schema: schema_for_type::<context::ContextArgs>,
+            folder: FolderArg::Optional,
         },
         ToolDef {
             name: "ragdown_read_doc",
@@ -121,6 +155,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::ReadDocArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_backlinks",
@@ -129,6 +164,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::BacklinksArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_list",
@@ -137,6 +173,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::ListArgs>,
+            folder: FolderArg::Optional,
         },
         ToolDef {
             name: "ragdown_stats",
@@ -145,6 +182,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::StatsArgs>,
+            folder: FolderArg::Optional,
         },
         ToolDef {
             name: "ragdown_remember",
@@ -153,6 +191,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: false,
             schema: schema_for_type::<write::RememberArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_write",
@@ -161,6 +200,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: true,
             idempotent: false,
             schema: schema_for_type::<write::WriteArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_edit",
@@ -169,6 +209,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: true,
             idempotent: false,
             schema: schema_for_type::<write::EditArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_move",
@@ -177,6 +218,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: false,
             schema: schema_for_type::<move_doc::MoveArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_delete",
@@ -185,6 +227,7 @@ fn defs() -> Vec<ToolDef> {
             destructive: true,
             idempotent: false,
             schema: schema_for_type::<write::DeleteArgs>,
+            folder: FolderArg::Required,
         },
         ToolDef {
             name: "ragdown_reindex",
@@ -193,29 +236,119 @@ fn defs() -> Vec<ToolDef> {
             destructive: false,
             idempotent: true,
             schema: schema_for_type::<tools::ReindexArgs>,
+            folder: FolderArg::None,
+        },
+        ToolDef {
+            name: "ragdown_folders",
+            description: FOLDERS,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            schema: schema_for_type::<folders::FoldersArgs>,
+            folder: FolderArg::RootOnly,
+        },
+        ToolDef {
+            name: "ragdown_create_folder",
+            description: CREATE_FOLDER,
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            schema: schema_for_type::<folders::CreateFolderArgs>,
+            folder: FolderArg::RootOnly,
         },
     ]
 }
 
-/// The MCP server for one scope.
+/// What a server serves: one scope, or every MCP folder at the root.
+#[derive(Debug, Clone)]
+enum Endpoint {
+    Scope(Scope),
+    Root(Arc<Engine>),
+}
+
+/// `schema` with a `folder` string property added, and listed as required when it is.
+fn with_folder_property(schema: &rmcp::model::JsonObject, required: bool) -> Arc<rmcp::model::JsonObject> {
+    let mut schema = schema.clone();
+    let description = if required { FOLDER_ARG } else { FOLDER_ARG_OPTIONAL };
+    let property = serde_json::json!({ "type": "string", "minLength": 1, "description": description });
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        properties.insert("folder".into(), property);
+    } else {
+        schema.insert("properties".into(), serde_json::json!({ "folder": property }));
+    }
+    if required {
+        match schema.get_mut("required") {
+            Some(serde_json::Value::Array(list)) => list.insert(0, "folder".into()),
+            _ => {
+                schema.insert("required".into(), serde_json::json!(["folder"]));
+            }
+        }
+    }
+    Arc::new(schema)
+}
+
+/// The MCP server for one scope, or for the root endpoint.
 #[derive(Debug, Clone)]
 pub struct RagdownServer {
-    scope: Scope,
+    endpoint: Endpoint,
     settings: Arc<ToolSettings>,
     filter: Arc<ToolFilter>,
 }
 
 impl RagdownServer {
+    /// A server for one folder, subfolder, or (stdio) the whole docs dir.
     pub fn new(scope: Scope, settings: ToolSettings, filter: ToolFilter) -> Self {
         Self {
-            scope,
+            endpoint: Endpoint::Scope(scope),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
         }
     }
 
+    /// The root `/mcp`: every folder with MCP on, read from disk on each call.
+    pub fn root(engine: Arc<Engine>, settings: ToolSettings, filter: ToolFilter) -> Self {
+        Self {
+            endpoint: Endpoint::Root(engine),
+            settings: Arc::new(settings),
+            filter: Arc::new(filter),
+        }
+    }
+
+    fn is_root(&self) -> bool {
+        matches!(self.endpoint, Endpoint::Root(_))
+    }
+
     fn is_enabled(&self, def: &ToolDef) -> bool {
-        (def.read_only || !self.filter.read_only) && !self.filter.disabled.contains(def.name)
+        (def.read_only || !self.filter.read_only)
+            && !self.filter.disabled.contains(def.name)
+            && (def.folder != FolderArg::RootOnly || self.is_root())
+    }
+
+    /// The scope a root call works in: the named folder, or every MCP folder when the tool allows
+    /// leaving it out. A folder that is missing or human-only is refused the same way.
+    fn root_scope(engine: &Arc<Engine>, def: &ToolDef, folder: Option<String>) -> Result<Scope, ToolError> {
+        match (folder, def.folder) {
+            (_, FolderArg::None | FolderArg::RootOnly) => Ok(Scope::root(engine.clone())),
+            (Some(name), _) => crate::folders::get(&engine.docs_dir, &name)
+                .filter(|found| found.mcp)
+                .map(|found| Scope::folder(engine.clone(), &found, ""))
+                .ok_or_else(|| {
+                    ToolError::new(format!(
+                        "no folder named \"{name}\" (ragdown_folders lists the folders this server offers)"
+                    ))
+                }),
+            (None, FolderArg::Optional) => {
+                let names = folders::mcp_folders(&engine.docs_dir)
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect();
+                Ok(Scope::spanning(engine.clone(), names))
+            }
+            (None, FolderArg::Required) => Err(ToolError::new(format!(
+                "{} needs a folder here: pass folder (ragdown_folders lists them)",
+                def.name
+            ))),
+        }
     }
 
     /// The tools this server lists, in order.
@@ -229,7 +362,13 @@ impl RagdownServer {
                 annotations.destructive_hint = Some(def.destructive);
                 annotations.idempotent_hint = Some(def.idempotent);
                 annotations.open_world_hint = Some(false);
-                let mut tool = Tool::new(def.name, def.description, (def.schema)());
+                let schema = (def.schema)();
+                let schema = match def.folder {
+                    FolderArg::Required if self.is_root() => with_folder_property(&schema, true),
+                    FolderArg::Optional if self.is_root() => with_folder_property(&schema, false),
+                    _ => schema,
+                };
+                let mut tool = Tool::new(def.name, def.description, schema);
                 tool.annotations = Some(annotations);
                 tool
             })
@@ -241,8 +380,32 @@ impl RagdownServer {
         let Some(def) = defs().into_iter().find(|def| def.name == name && self.is_enabled(def)) else {
             return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None));
         };
-        let scope = &self.scope;
         let settings = &self.settings;
+        let mut arguments = arguments;
+        let scope = match &self.endpoint {
+            Endpoint::Scope(scope) => scope.clone(),
+            Endpoint::Root(engine) => {
+                // Tools that take no folder leave it in, so the strict parse refuses it as it
+                // refuses any unknown argument.
+                let takes_folder = matches!(def.folder, FolderArg::Required | FolderArg::Optional);
+                let given = takes_folder
+                    .then(|| arguments.as_object_mut().and_then(|args| args.remove("folder")))
+                    .flatten();
+                let folder = match given {
+                    Some(serde_json::Value::String(name)) => Some(name),
+                    Some(serde_json::Value::Null) | None => None,
+                    Some(other) => {
+                        let message = format!("invalid arguments: folder must be a string, not {other}");
+                        return Ok(Err(ToolError::new(message)));
+                    }
+                };
+                match Self::root_scope(engine, &def, folder) {
+                    Ok(scope) => scope,
+                    Err(err) => return Ok(Err(err)),
+                }
+            }
+        };
+        let scope = &scope;
         let result = async {
             match def.name {
                 "ragdown_recall" => tools::recall(scope, settings, parse(arguments)?).await,
@@ -257,6 +420,8 @@ impl RagdownServer {
                 "ragdown_edit" => write::edit(scope, settings, parse(arguments)?).await,
                 "ragdown_move" => move_doc::move_doc(scope, settings, parse(arguments)?).await,
                 "ragdown_delete" => write::delete(scope, settings, parse(arguments)?).await,
+                "ragdown_folders" => folders::list(&scope.engine, parse(arguments)?).await,
+                "ragdown_create_folder" => folders::create(&scope.engine, settings.read_only, parse(arguments)?).await,
                 _ => unreachable!("every listed tool is dispatched"),
             }
         }
@@ -265,7 +430,18 @@ impl RagdownServer {
     }
 
     fn instructions(&self) -> String {
-        let which = match &self.scope.title {
+        let scope = match &self.endpoint {
+            Endpoint::Scope(scope) => scope,
+            Endpoint::Root(_) => {
+                return "Search the user's folders of Markdown documents. ragdown_folders lists them; every tool \
+                        takes a folder (paths are relative to it), and ragdown_recall, ragdown_list, ragdown_context \
+                        and ragdown_stats cover every folder when it is left out. Call ragdown_recall before \
+                        answering a question the documents might cover (project decisions, how-tos, runbooks, \
+                        personal notes), then ragdown_read_doc to read around a hit before relying on it."
+                    .to_string();
+            }
+        };
+        let which = match &scope.title {
             Some(title) => format!("the \"{title}\" folder of the user's Markdown documents"),
             None => "the user's folder of Markdown documents".to_string(),
         };
@@ -288,9 +464,11 @@ fn parse<T: DeserializeOwned>(arguments: serde_json::Value) -> Result<T, ToolErr
 
 impl ServerHandler for RagdownServer {
     fn get_info(&self) -> ServerConfig {
-        let name = match &self.scope.folder {
-            Some(folder) => format!("ragdown-{folder}"),
-            None => "ragdown".to_string(),
+        let name = match &self.endpoint {
+            Endpoint::Scope(Scope {
+                folder: Some(folder), ..
+            }) => format!("ragdown-{folder}"),
+            _ => "ragdown".to_string(),
         };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))

@@ -260,6 +260,7 @@ pub async fn context(scope: &Scope, settings: &ToolSettings, args: ContextArgs) 
         path_prefix: scope.prefix.clone(),
         tag: None,
         written_by: None,
+        within: scope.span_prefixes(),
     };
     let engine = &scope.engine;
     let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;

@@ -18,6 +18,7 @@ use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
 pub mod context;
+pub mod folders;
 pub mod move_doc;
 pub mod write;
 
@@ -205,9 +206,16 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
         path_prefix,
         tag: args.tag.clone(),
         written_by: args.written_by,
+        within: scope.span_prefixes(),
     };
     let engine = &scope.engine;
-    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    // A root endpoint with no folder turned on spans nothing.
+    let spans_nothing = scope.span.as_ref().is_some_and(Vec::is_empty);
+    let hits = if spans_nothing {
+        Vec::new()
+    } else {
+        search::search(engine.store(), engine.embedder.as_ref(), &request).await?
+    };
     let max_chars = args.max_chars.unwrap_or(settings.text_limit);
     match args.format {
         RecallFormat::Json => {
@@ -232,7 +240,7 @@ fn stored_tags(tags: &str) -> Vec<&str> {
 /// One hit as prompt text (reference `formatHit`).
 pub fn format_hit(scope: &Scope, hit: &Hit, max_chars: usize) -> String {
     let chunk = &hit.chunk;
-    let path = scope.to_scope_path(&chunk.path);
+    let path = scope.label(&chunk.path);
     let tags = stored_tags(&chunk.tags);
     let tags = if tags.is_empty() {
         String::new()
@@ -254,19 +262,35 @@ pub fn format_hit(scope: &Scope, hit: &Hit, max_chars: usize) -> String {
         breadcrumb(&chunk.title, &chunk.heading),
         chunk.similarity,
         utc_day(chunk.mtime_ms),
-        clip(&chunk.text, max_chars, path, chunk.line_start, chunk.line_end)
+        clip(
+            &chunk.text,
+            max_chars,
+            &read_doc_target(scope, &chunk.path),
+            chunk.line_start,
+            chunk.line_end
+        )
     )
 }
 
-/// Cuts `text` to `max_chars` characters, naming the call that returns the rest.
-pub fn clip(text: &str, max_chars: usize, path: &str, start: i32, end: i32) -> String {
+/// The `ragdown_read_doc` arguments naming a root-relative path in this scope: `path: "…"`, with
+/// `folder: "…"` first in a spanning scope.
+fn read_doc_target(scope: &Scope, root_path: &str) -> String {
+    match scope.split_folder(root_path) {
+        Some((folder, rest)) => format!("folder: \"{folder}\", path: \"{rest}\""),
+        None => format!("path: \"{}\"", scope.to_scope_path(root_path)),
+    }
+}
+
+/// Cuts `text` to `max_chars` characters, naming the call that returns the rest; `target` is the
+/// call's arguments that name the document (see [`read_doc_target`]).
+pub fn clip(text: &str, max_chars: usize, target: &str, start: i32, end: i32) -> String {
     let len = text.chars().count();
     if max_chars == 0 || len <= max_chars {
         return text.to_string();
     }
     let head: String = text.chars().take(max_chars).collect();
     format!(
-        "{head}… [clipped: {max_chars} of {len} characters — ragdown_read_doc {{path: \"{path}\", start_line: {start}, end_line: {end}}}]"
+        "{head}… [clipped: {max_chars} of {len} characters — ragdown_read_doc {{{target}, start_line: {start}, end_line: {end}}}]"
     )
 }
 
@@ -277,7 +301,11 @@ fn round(value: f64, places: i32) -> f64 {
 
 fn hit_json(scope: &Scope, hit: &Hit, max_chars: usize) -> serde_json::Value {
     let chunk = &hit.chunk;
-    let path = scope.to_scope_path(&chunk.path);
+    let (folder, path) = match scope.split_folder(&chunk.path) {
+        Some((folder, rest)) => (Some(folder), rest),
+        None => (None, scope.to_scope_path(&chunk.path)),
+    };
+    let target = read_doc_target(scope, &chunk.path);
     let mut value = json!({
         "path": path,
         "title": chunk.title,
@@ -289,8 +317,11 @@ fn hit_json(scope: &Scope, hit: &Hit, max_chars: usize) -> serde_json::Value {
         "sources": hit.sources,
         "tags": stored_tags(&chunk.tags),
         "modified": iso_from_ms(chunk.mtime_ms as i64),
-        "text": clip(&chunk.text, max_chars, path, chunk.line_start, chunk.line_end),
+        "text": clip(&chunk.text, max_chars, &target, chunk.line_start, chunk.line_end),
     });
+    if let Some(folder) = folder {
+        value["folder"] = json!(folder);
+    }
     if !chunk.created_by.is_empty() {
         value["created_by"] = json!(chunk.created_by);
     }
@@ -488,6 +519,7 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
     let tag = args.tag.as_deref().map(search::normalize_tag).filter(|t| !t.is_empty());
     let mut matching: Vec<_> = documents
         .into_iter()
+        .filter(|doc| scope.contains(&doc.path))
         .filter(|doc| {
             tag.as_ref()
                 .is_none_or(|t| doc.tags.iter().any(|d| d == t || d.starts_with(&format!("{t}/"))))
@@ -532,7 +564,7 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
             details.push(format!("aliases {}", doc.aliases.join(", ")));
         }
         if let Some(by) = superseded.get(&doc.path) {
-            let by: Vec<&str> = by.iter().map(|p| scope.to_scope_path(p)).collect();
+            let by: Vec<String> = by.iter().map(|p| scope.label(p)).collect();
             details.push(format!("superseded by {}", by.join(", ")));
         }
         let description = if doc.description.is_empty() {
@@ -542,7 +574,7 @@ pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
         };
         lines.push(format!(
             "{} — {}{tags} ({}){description}",
-            scope.to_scope_path(&doc.path),
+            scope.label(&doc.path),
             doc.title,
             details.join(", ")
         ));
@@ -556,8 +588,8 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
     let files = engine.store().files().await?;
     let mut in_scope: Vec<(&str, usize)> = files
         .iter()
-        .filter(|(path, _)| path.starts_with(&scope.prefix))
-        .map(|(path, state)| (scope.to_scope_path(path), state.chunks))
+        .filter(|(path, _)| scope.contains(path))
+        .map(|(path, state)| (path.as_str(), state.chunks))
         .collect();
     in_scope.sort();
     let progress = engine.indexer.progress();
@@ -578,10 +610,16 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
         "last_sync": engine.indexer.last_sync(),
         "scope": scope.folder.as_ref().map(|_| scope.dir().to_string_lossy().into_owned()),
     });
+    if let Some(folders) = &scope.span {
+        value["folders"] = json!(folders);
+    }
     if args.include_files {
         value["file_list"] = in_scope
             .iter()
-            .map(|(path, chunks)| json!({ "path": path, "chunks": chunks }))
+            .map(|(path, chunks)| match scope.split_folder(path) {
+                Some((folder, rest)) => json!({ "folder": folder, "path": rest, "chunks": chunks }),
+                None => json!({ "path": scope.to_scope_path(path), "chunks": chunks }),
+            })
             .collect();
     }
     Ok(value.to_string())
@@ -599,14 +637,15 @@ mod tests {
 
     #[test]
     fn clip_names_the_read_doc_call() {
-        assert_eq!(clip("Run pg_restore twice.", 0, "p.md", 1, 1), "Run pg_restore twice.");
-        assert_eq!(clip("short", 10, "p.md", 1, 1), "short");
+        let target = r#"path: "ops/backups.md""#;
+        assert_eq!(clip("Run pg_restore twice.", 0, target, 1, 1), "Run pg_restore twice.");
+        assert_eq!(clip("short", 10, target, 1, 1), "short");
         assert_eq!(
-            clip("Run pg_restore twice.", 5, "ops/backups.md", 7, 7),
+            clip("Run pg_restore twice.", 5, target, 7, 7),
             "Run p… [clipped: 5 of 21 characters — ragdown_read_doc {path: \"ops/backups.md\", start_line: 7, end_line: 7}]"
         );
         // Characters, not bytes: never cut inside a UTF-8 sequence.
-        assert!(clip("ééééé", 2, "p.md", 1, 1).starts_with("éé…"));
+        assert!(clip("ééééé", 2, target, 1, 1).starts_with("éé…"));
     }
 
     #[test]

@@ -26,6 +26,11 @@ impl Drop for Server {
 const TOKEN: &str = "s3cret-token";
 
 async fn start() -> Server {
+    start_with(&[]).await
+}
+
+/// `serve` on the test folders with extra command-line arguments.
+async fn start_with(extra: &[&str]) -> Server {
     let docs = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     write(
@@ -40,7 +45,7 @@ async fn start() -> Server {
     );
     write(docs.path(), "private/secret.md", "# Secret\n\nNot served over MCP.");
     write(docs.path(), "loose.md", "# Loose\n\nListed, not indexed.");
-    let cli = Cli::try_parse_from([
+    let mut args = vec![
         "ragdownd",
         "serve",
         "--docs",
@@ -53,8 +58,9 @@ async fn start() -> Server {
         "false",
         "--token",
         TOKEN,
-    ])
-    .unwrap();
+    ];
+    args.extend_from_slice(extra);
+    let cli = Cli::try_parse_from(args).unwrap();
     let config = Config::from_cli(cli, None, Some(data.path().to_path_buf())).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
@@ -187,7 +193,14 @@ async fn mcp_needs_the_token_and_a_folder_with_mcp_on() {
             Some(initialize()),
         )
         .await;
-        assert_eq!((status, body.as_str()), (404, r#"{"error":"Not found"}"#), "{folder}");
+        assert_eq!(
+            (status, body.as_str()),
+            (
+                404,
+                r#"{"error":"Not found: no folder with MCP turned on at this path"}"#
+            ),
+            "{folder}"
+        );
     }
 }
 
@@ -266,4 +279,188 @@ async fn write_tools_work_over_http_and_bad_requests_are_refused() {
     .await;
     assert_eq!((status, body.as_str()), (413, r#"{"error":"Body too large"}"#));
     assert!(!server._docs.path().join("ops/big.md").exists());
+}
+
+/// One `tools/call` over HTTP; (is_error, text).
+async fn call_tool(url: &str, name: &str, arguments: Value) -> (bool, String) {
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}});
+    let (status, _, body) = http("POST", url.to_string(), Some(TOKEN), Some(call)).await;
+    assert_eq!(status, 200, "{body}");
+    let result: Value = serde_json::from_str(&body).unwrap();
+    let result = &result["result"];
+    (
+        result["isError"] == true,
+        result["content"][0]["text"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_root_endpoint_spans_every_mcp_folder_and_makes_folders() {
+    let server = start_with(&["--root-mcp", "true"]).await;
+    let docs = server._docs.path();
+    write(docs, "work/.ragdown.json", r#"{"mcp": true, "title": "Work"}"#);
+    write(
+        docs,
+        "work/restore.md",
+        "# Restore drill\n\nRun pg_restore against the staging copy every quarter.\n",
+    );
+    write(
+        docs,
+        "private/drill.md",
+        "# Drill\n\npg_restore secrets of the private folder.\n",
+    );
+    let url = format!("{}/mcp", server.base);
+    wait_ready(&server).await;
+    call_tool(&format!("{}/mcp/ops", server.base), "ragdown_reindex", json!({})).await;
+
+    let (status, _, body) = http("POST", url.clone(), Some(TOKEN), Some(initialize())).await;
+    assert_eq!(status, 200, "{body}");
+    let init: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "ragdown");
+
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (_, _, body) = http("POST", url.clone(), Some(TOKEN), Some(list)).await;
+    let tools: Value = serde_json::from_str(&body).unwrap();
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).cloned().unwrap();
+    assert_eq!(tools.len(), 14);
+    let required = |name: &str| tool(name)["inputSchema"]["required"].clone();
+    assert!(
+        required("ragdown_read_doc")
+            .as_array()
+            .unwrap()
+            .contains(&json!("folder"))
+    );
+    assert!(
+        !required("ragdown_recall")
+            .as_array()
+            .unwrap()
+            .contains(&json!("folder"))
+    );
+    assert!(tool("ragdown_recall")["inputSchema"]["properties"]["folder"].is_object());
+    assert!(
+        tool("ragdown_reindex")["inputSchema"]["properties"]
+            .get("folder")
+            .is_none()
+    );
+
+    // No folder: every MCP folder, each hit naming its own; never the human-only one.
+    let (is_error, text) = call_tool(&url, "ragdown_recall", json!({"query": "pg_restore", "top_k": 10})).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("] [ops] backups.md:"), "{text}");
+    assert!(text.contains("] [work] restore.md:"), "{text}");
+    assert!(!text.contains("private") && !text.contains("secrets"), "{text}");
+    let (_, listed) = call_tool(&url, "ragdown_list", json!({})).await;
+    assert_eq!(listed.lines().next(), Some("documents: 2"), "{listed}");
+    assert!(listed.contains("\n[work] restore.md — Restore drill"), "{listed}");
+
+    // A folder narrows to it, with folder-relative paths.
+    let (_, text) = call_tool(&url, "ragdown_recall", json!({"query": "pg_restore", "folder": "work"})).await;
+    assert!(text.starts_with("[1] restore.md:"), "{text}");
+    let (is_error, text) = call_tool(
+        &url,
+        "ragdown_read_doc",
+        json!({"folder": "work", "path": "restore.md"}),
+    )
+    .await;
+    assert!(!is_error && text.starts_with("restore.md:1-4 of 4 (hash "), "{text}");
+
+    // Tools that name a document need a folder; a human-only folder is as good as missing.
+    let (is_error, text) = call_tool(&url, "ragdown_read_doc", json!({"path": "restore.md"})).await;
+    assert!(is_error && text.contains("ragdown_read_doc needs a folder"), "{text}");
+    for folder in ["private", "nope"] {
+        let (is_error, text) = call_tool(&url, "ragdown_read_doc", json!({"folder": folder, "path": "drill.md"})).await;
+        assert!(is_error, "{text}");
+        assert_eq!(
+            text,
+            format!("no folder named \"{folder}\" (ragdown_folders lists the folders this server offers)")
+        );
+    }
+    let (is_error, text) = call_tool(&url, "ragdown_reindex", json!({"folder": "work"})).await;
+    assert!(is_error && text.contains("unknown field `folder`"), "{text}");
+
+    let (_, text) = call_tool(&url, "ragdown_folders", json!({})).await;
+    assert_eq!(
+        text,
+        "folders: 2\nops — Operations (1 document)\nwork — Work (1 document)"
+    );
+
+    // Making a folder: MCP on, marked as an agent's, never over an existing one.
+    let (is_error, text) = call_tool(
+        &url,
+        "ragdown_create_folder",
+        json!({"name": "Field notes", "title": "Field"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(docs.join("Field notes/.ragdown.json")).unwrap()).unwrap();
+    assert_eq!(
+        settings,
+        json!({"title": "Field", "mcp": true, "created_by": "ragdown_create_folder"})
+    );
+    let (is_error, text) = call_tool(&url, "ragdown_create_folder", json!({"name": "private"})).await;
+    assert!(
+        is_error && text.starts_with("a folder named \"private\" already exists"),
+        "{text}"
+    );
+    assert!(!docs.join("private/.ragdown.json").exists());
+    let (is_error, text) = call_tool(&url, "ragdown_create_folder", json!({"name": "../escape"})).await;
+    assert!(is_error && text.starts_with("not a valid folder name"), "{text}");
+    let (is_error, text) = call_tool(
+        &url,
+        "ragdown_write",
+        json!({"folder": "Field notes", "path": "first.md", "text": "# First\n"}),
+    )
+    .await;
+    assert!(!is_error && text.starts_with("created first.md"), "{text}");
+    assert!(docs.join("Field notes/first.md").is_file());
+
+    // The folder listing for people names loose files and every folder.
+    let (status, _, body) = http("GET", format!("{}/api/folders", server.base), Some(TOKEN), None).await;
+    assert_eq!(status, 200);
+    let folders: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(folders["loose_files"], json!(["loose.md"]));
+    let names: Vec<&str> = folders["folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Field notes", "ops", "private", "work"]);
+    assert_eq!(folders["folders"][0]["mcp_path"], "/mcp/Field%20notes");
+    assert_eq!(folders["folders"][0]["created_by"], "ragdown_create_folder");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_connections_close_after_the_keep_alive_timeout() {
+    use std::io::{Read, Write};
+    let server = start_with(&["--keep-alive-ms", "300"]).await;
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream
+            .write_all(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n")
+            .unwrap();
+        let mut received = Vec::new();
+        let mut buf = [0u8; 4096];
+        let started = Instant::now();
+        // Read the answer, then keep reading: the server must end the idle connection itself.
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) => return Ok((received, started.elapsed())),
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+                Err(err) => return Err(err.kind()),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let (received, elapsed) = outcome.expect("the idle connection was never closed");
+    let head = String::from_utf8_lossy(&received);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.to_lowercase().contains("keep-alive: timeout=0"), "{head}");
+    assert!(elapsed < Duration::from_secs(9), "{elapsed:?}");
 }
