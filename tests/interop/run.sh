@@ -40,7 +40,7 @@ expect "inspector stdio ragdown_recall" "$out" 'ops/backups.md:7-7'
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 RAGDOWN_DOCS_DIR="$WORK/docs" RAGDOWN_DATA_DIR="$WORK/serve-data" RAGDOWN_EMBEDDER=hash RAGDOWN_WATCH=false \
-    RAGDOWN_TOKEN="$TOKEN" RAGDOWN_HOST=127.0.0.1 PORT="$PORT" "$BIN" serve 2>"$WORK/serve.log" &
+    RAGDOWN_TOKEN="$TOKEN" RAGDOWN_HOST=127.0.0.1 RAGDOWN_ROOT_MCP=true PORT="$PORT" "$BIN" serve 2>"$WORK/serve.log" &
 SERVER_PID=$!
 # Ready, first sync done, both chunks indexed.
 READY='import json, sys, urllib.request
@@ -69,6 +69,16 @@ if out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bea
     fail "a wrong token was accepted: $out"
 fi
 log "ok: inspector http with a wrong token is refused"
+# The root endpoint: every MCP folder, its own two tools and a folder argument, schema-checked.
+ROOT_URL="http://127.0.0.1:$PORT/mcp"
+out=$("$INSPECTOR" --cli "$ROOT_URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/list --strict 2>&1) || fail "inspector root tools/list: $out"
+expect "inspector root tools/list --strict" "$out" '"ragdown_create_folder"'
+out=$("$INSPECTOR" --cli "$ROOT_URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_recall \
+    --tool-arg query=pg_restore 2>&1) || fail "$out"
+expect "inspector root ragdown_recall" "$out" '[ops] backups.md:'
+out=$("$INSPECTOR" --cli "$ROOT_URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_read_doc \
+    --tool-arg folder=ops --tool-arg path=backups.md 2>&1) || fail "$out"
+expect "inspector root ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
 
 # --- the official Python SDK client ----------------------------------------------------------
 "$PY" "$ROOT/tests/interop/python_client.py" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
