@@ -31,8 +31,7 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
 
 /// Loads the embedder (blocking work) and opens the index.
 pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
-    let choice = config.embedder.clone();
-    let embedder = tokio::task::spawn_blocking(move || select::select(&choice)).await??;
+    let embedder = select::open(&config.embedder, &config.endpoints).await?;
     if let (Some(floor), Some(unrelated)) = (config.hook.min_score, embedder.unrelated_score())
         && floor <= unrelated
     {

@@ -12,7 +12,7 @@ use embedd::LocalOptions;
 use embedd::model::ModelSource;
 use embedd::runtime::RuntimeOptions;
 
-use crate::embed::select::EmbedderChoice;
+use crate::embed::select::{EmbedderChoice, Endpoints};
 use crate::index::sync::Layout;
 use crate::tools::context::HookDefaults;
 
@@ -105,6 +105,21 @@ pub struct Options {
     /// serve only: how long an idle client connection is kept open, in ms (0: never closed).
     #[arg(long, env = "HTTP_KEEP_ALIVE_TIMEOUT_MS", global = true, default_value_t = 75_000)]
     pub keep_alive_ms: u64,
+    /// `embedd` workers (`http://host:port`, comma-separated); empty embeds in-process.
+    #[arg(long, env = "RAGDOWN_EMBEDD_URL", global = true, value_delimiter = ',')]
+    pub embedd_url: Vec<String>,
+    /// The workers' `EMBEDD_TOKEN`.
+    #[arg(long, env = "RAGDOWN_EMBEDD_TOKEN", global = true, hide_env_values = true)]
+    pub embedd_token: Option<String>,
+    /// How long a worker may take for one batch before it is retried elsewhere, in ms.
+    #[arg(long, env = "RAGDOWN_EMBEDD_TIMEOUT_MS", global = true, default_value_t = 30_000)]
+    pub embedd_timeout_ms: u64,
+    /// The OpenAI-compatible endpoint of `openai:<model>`.
+    #[arg(long, env = "RAGDOWN_EMBEDDING_URL", global = true, default_value = crate::embed::openai::DEFAULT_URL)]
+    pub embedding_url: String,
+    /// The API key of `openai:<model>`.
+    #[arg(long, env = "RAGDOWN_EMBEDDING_API_KEY", global = true, hide_env_values = true)]
+    pub embedding_api_key: Option<String>,
     /// The ONNX Runtime library (full file name) [default: the ragdown cache, then the system].
     #[arg(long, env = "ORT_DYLIB_PATH", global = true)]
     pub ort_library: Option<PathBuf>,
@@ -160,6 +175,8 @@ pub struct Config {
     /// `RAGDOWN_ROOT_MCP`.
     pub root_mcp: bool,
     pub embedder: EmbedderChoice,
+    /// `embedd` workers and the `openai:` endpoint.
+    pub endpoints: Endpoints,
     pub log: String,
 }
 
@@ -235,6 +252,18 @@ impl Config {
                     },
                 },
                 local,
+            },
+            endpoints: Endpoints {
+                embedd_urls: o
+                    .embedd_url
+                    .into_iter()
+                    .map(|u| u.trim().to_string())
+                    .filter(|u| !u.is_empty())
+                    .collect(),
+                embedd_token: o.embedd_token.filter(|t| !t.is_empty()),
+                embedd_timeout: std::time::Duration::from_millis(o.embedd_timeout_ms.max(1)),
+                embedding_url: o.embedding_url,
+                api_key: o.embedding_api_key,
             },
             log: o.log,
         })

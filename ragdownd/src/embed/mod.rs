@@ -1,9 +1,12 @@
-//! Embedders behind one trait: the in-process CPU model (the `embedd` library) and `hash`.
+//! Embedders behind one trait: the in-process CPU model (the `embedd` library), `embedd` workers
+//! over gRPC ([`remote`]), an OpenAI-compatible endpoint ([`openai`]) and `hash`.
 //!
 //! Everything above this module sees an [`Embedder`]: a name recorded in the index, a dimension,
 //! the hook's score floor, and `embed`. Choosing one from the configuration lives in [`select`].
 
 pub mod hash;
+pub mod openai;
+pub mod remote;
 pub mod select;
 
 use std::sync::Arc;
@@ -29,6 +32,17 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
 }
 
+/// The index's record of a model's fingerprint: the same for the in-process model and for `embedd`
+/// workers serving the same file, so moving between them keeps the index.
+pub fn fingerprint_key(f: &embedd::Fingerprint) -> String {
+    format!(
+        "{}@{}:{}",
+        f.index_name,
+        f.dim,
+        &f.weights_sha256[..f.weights_sha256.len().min(16)]
+    )
+}
+
 /// A shared embedder.
 pub type SharedEmbedder = Arc<dyn Embedder>;
 
@@ -38,8 +52,7 @@ impl Embedder for LocalEmbedder {
     }
 
     fn fingerprint(&self) -> String {
-        let f = self.fingerprint();
-        format!("{}@{}:{}", f.index_name, f.dim, &f.weights_sha256[..16])
+        fingerprint_key(LocalEmbedder::fingerprint(self))
     }
 
     fn dim(&self) -> usize {
