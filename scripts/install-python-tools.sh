@@ -6,6 +6,9 @@
 # The venv lives at $RAGDOWN_VENV (default ~/.cache/ragdown/venv) and holds pinned versions of:
 #   onnxruntime  (same version as the shared library from install-ort.sh: $ORT_VERSION)
 #   tokenizers, numpy                        -> scripts/golden_vectors.py
+#   onnx (and protobuf, which serializes it) -> scripts/build_minilm_fp32.py (install-model.sh
+#                                               minilm-fp32); both pinned, since the built file's
+#                                               bytes, and so its pinned sha256, depend on them
 #   mcp (the official MCP Python SDK, 1.x)   -> MCP interop tests against ragdownd
 # A second run finds the same pins already installed (a stamp file in the venv) and does nothing.
 set -euo pipefail
@@ -14,13 +17,15 @@ set -euo pipefail
 REQUIREMENTS="onnxruntime==$ORT_VERSION
 tokenizers==0.23.3
 numpy==2.4.6
+onnx==1.23.2
+protobuf==7.36.2
 mcp==1.30.0"
 
 STAMP="$RAGDOWN_VENV/.ragdown-requirements.txt"
 VPY="$RAGDOWN_VENV/bin/python"
 
 if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$REQUIREMENTS" ] \
-    && "$VPY" -c 'import onnxruntime, tokenizers, numpy, mcp' 2>/dev/null; then
+    && "$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, mcp' 2>/dev/null; then
     log "Python tools already installed in $RAGDOWN_VENV"
     echo "$VPY"
     exit 0
@@ -41,11 +46,12 @@ printf '%s\n' "$REQUIREMENTS" > "$REQ_FILE"
 log "installing into $RAGDOWN_VENV: $(tr '\n' ' ' < "$REQ_FILE")"
 "$VPY" -m pip install --quiet --disable-pip-version-check -r "$REQ_FILE" >&2 \
     || die "pip install failed"
-"$VPY" -c 'import onnxruntime, tokenizers, numpy, mcp' \
+"$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, mcp' \
     || die "the installed packages do not import"
 printf '%s' "$REQUIREMENTS" > "$STAMP"
 log "onnxruntime $("$VPY" -c 'import onnxruntime; print(onnxruntime.__version__)')," \
     "tokenizers $("$VPY" -c 'import tokenizers; print(tokenizers.__version__)')," \
     "numpy $("$VPY" -c 'import numpy; print(numpy.__version__)')," \
+    "onnx $("$VPY" -c 'import onnx; print(onnx.__version__)')," \
     "mcp $("$VPY" -m pip show mcp 2>/dev/null | sed -n 's/^Version: //p')"
 echo "$VPY"
