@@ -72,6 +72,10 @@ pub struct Options {
     /// Characters per hit in text output.
     #[arg(long, env = "RAGDOWN_TEXT_LIMIT", global = true, default_value_t = 2000)]
     pub text_limit: usize,
+    /// Log every search, hook call and ragdown_read_doc to query-log.jsonl in the data dir (queries and hit
+    /// locations, never document text).
+    #[arg(long, env = "RAGDOWN_QUERY_LOG", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub query_log: bool,
     /// ragdown_context: most sections per prompt (1 to 50).
     #[arg(long, env = "RAGDOWN_HOOK_TOP_K", global = true, default_value_t = 4)]
     pub hook_top_k: usize,
@@ -150,6 +154,8 @@ pub struct Config {
     pub notes_dir: String,
     /// ragdown_context's defaults.
     pub hook: HookDefaults,
+    /// `RAGDOWN_QUERY_LOG` (under serve, a saved `query_log` wins over it).
+    pub query_log: bool,
     pub listen: std::net::SocketAddr,
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
@@ -206,6 +212,7 @@ impl Config {
             text_limit: o.text_limit,
             notes_dir: notes_dir(&o.notes_dir)?,
             hook,
+            query_log: o.query_log,
             listen: std::net::SocketAddr::new(o.host, o.port),
             token: if o.secure_local_net && token.is_none() {
                 None

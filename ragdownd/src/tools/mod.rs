@@ -18,6 +18,7 @@ use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
 pub mod context;
+mod logging;
 pub mod move_doc;
 pub mod write;
 
@@ -191,6 +192,7 @@ pub struct ReindexArgs {
 
 /// `ragdown_recall`: hybrid search.
 pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
+    let started = std::time::Instant::now();
     let query = args.query.trim();
     if query.is_empty() {
         return Err(ToolError::new("query must not be empty"));
@@ -208,6 +210,7 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
     };
     let engine = &scope.engine;
     let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    logging::recall(scope, settings, &args, &hits, started);
     let max_chars = args.max_chars.unwrap_or(settings.text_limit);
     match args.format {
         RecallFormat::Json => {
@@ -358,6 +361,7 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
     if end < start {
         return Err(ToolError::new(format!("end_line {end} is before start_line {start}")));
     }
+    logging::read(scope, &path, start, end);
     let shown = scope.to_scope_path(&path);
     let mut notes = String::new();
     if shown != raw {
