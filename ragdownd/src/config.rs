@@ -82,9 +82,10 @@ pub struct Options {
     /// ragdown_context: lowest cosine similarity returned [default: the embedder's own].
     #[arg(long, env = "RAGDOWN_HOOK_MIN_SCORE", global = true)]
     pub hook_min_score: Option<f32>,
-    /// ragdown_context: lowest share of the best hit's similarity a hit may have (0 turns it off).
-    #[arg(long, env = "RAGDOWN_HOOK_MIN_RATIO", global = true, default_value_t = 0.95)]
-    pub hook_min_ratio: f32,
+    /// ragdown_context: lowest share of the best hit's similarity a hit may have (0 turns it off)
+    /// [default: the embedder's own, 0.95 unless it measured another].
+    #[arg(long, env = "RAGDOWN_HOOK_MIN_RATIO", global = true)]
+    pub hook_min_ratio: Option<f32>,
     /// ragdown_context: most characters per prompt.
     #[arg(long, env = "RAGDOWN_HOOK_MAX_CHARS", global = true, default_value_t = 6000)]
     pub hook_max_chars: usize,
@@ -246,7 +247,7 @@ impl Config {
 fn hook_defaults(
     top_k: usize,
     min_score: Option<f32>,
-    min_ratio: f32,
+    min_ratio: Option<f32>,
     max_chars: usize,
 ) -> Result<HookDefaults, ConfigError> {
     if !(1..=50).contains(&top_k) {
@@ -255,7 +256,7 @@ fn hook_defaults(
     if min_score.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
         return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_SCORE must be between 0 and 1"));
     }
-    if !(0.0..=1.0).contains(&min_ratio) {
+    if min_ratio.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
         return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_RATIO must be between 0 and 1"));
     }
     if max_chars == 0 {

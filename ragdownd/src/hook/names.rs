@@ -51,10 +51,10 @@ fn is_identifier(token: &str) -> bool {
     if SLASHED.is_match(token) {
         return true;
     }
-    let mixed = token.chars().all(|c| c.is_alphanumeric() || c == '-')
+    // A word mixing letters and digits (`ipv6`, `x86_64`), but not a number with a unit.
+    token.chars().all(|c| c.is_alphanumeric() || c == '-')
         && token.chars().any(|c| c.is_ascii_digit())
-        && !NUMBER_WITH_SUFFIX.is_match(token);
-    mixed
+        && !NUMBER_WITH_SUFFIX.is_match(token)
 }
 
 /// Punctuation around a word in prose that is not part of the name.

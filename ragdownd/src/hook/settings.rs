@@ -16,16 +16,15 @@ pub struct HookDefaults {
     pub top_k: usize,
     /// Lowest cosine similarity (`RAGDOWN_HOOK_MIN_SCORE`); `None` follows the embedder in use.
     pub min_score: Option<f32>,
-    /// Lowest share of the best hit's similarity (`RAGDOWN_HOOK_MIN_RATIO`); 0 turns it off.
-    pub min_ratio: f32,
+    /// Lowest share of the best hit's similarity (`RAGDOWN_HOOK_MIN_RATIO`); 0 turns it off;
+    /// `None` follows the embedder in use (0.95 unless it measured its own).
+    pub min_ratio: Option<f32>,
     /// Most characters of excerpts per prompt (`RAGDOWN_HOOK_MAX_CHARS`); the first always goes in.
     pub max_chars: usize,
 }
 
 /// `RAGDOWN_HOOK_TOP_K` unset.
 pub const DEFAULT_TOP_K: usize = 4;
-/// `RAGDOWN_HOOK_MIN_RATIO` unset.
-pub const DEFAULT_MIN_RATIO: f32 = 0.95;
 /// `RAGDOWN_HOOK_MAX_CHARS` unset.
 pub const DEFAULT_MAX_CHARS: usize = 6000;
 
@@ -34,7 +33,7 @@ impl Default for HookDefaults {
         Self {
             top_k: DEFAULT_TOP_K,
             min_score: None,
-            min_ratio: DEFAULT_MIN_RATIO,
+            min_ratio: None,
             max_chars: DEFAULT_MAX_CHARS,
         }
     }
@@ -115,8 +114,9 @@ pub struct Layers {
 }
 
 impl Layers {
-    /// Call > folder > saved > env (or its default) > the embedder's floor for `min_score`.
-    pub fn resolve(&self, env: &HookDefaults, embedder_min_score: f32) -> Gates {
+    /// Call > folder > saved > env (or its default) > the embedder's own `min_score` and
+    /// `min_ratio`.
+    pub fn resolve(&self, env: &HookDefaults, embedder_min_score: f32, embedder_min_ratio: f32) -> Gates {
         let [call, folder, saved] = [self.call, self.folder, self.saved];
         Gates {
             top_k: call.top_k.or(folder.top_k).or(saved.top_k).unwrap_or(env.top_k),
@@ -130,7 +130,8 @@ impl Layers {
                 .min_ratio
                 .or(folder.min_ratio)
                 .or(saved.min_ratio)
-                .unwrap_or(env.min_ratio),
+                .or(env.min_ratio)
+                .unwrap_or(embedder_min_ratio),
             max_chars: call
                 .max_chars
                 .or(folder.max_chars)
@@ -150,12 +151,24 @@ mod tests {
         let env = HookDefaults {
             top_k: 5,
             min_score: None,
-            min_ratio: 0.9,
+            min_ratio: None,
             max_chars: 1000,
+        };
+        // With nothing set, both gates follow the embedder.
+        assert_eq!(
+            (
+                Layers::default().resolve(&env, 0.4, 0.76).min_score,
+                Layers::default().resolve(&env, 0.4, 0.76).min_ratio
+            ),
+            (0.4, 0.76)
+        );
+        let env = HookDefaults {
+            min_ratio: Some(0.9),
+            ..env
         };
         let mut layers = Layers::default();
         assert_eq!(
-            layers.resolve(&env, 0.8),
+            layers.resolve(&env, 0.8, 0.95),
             Gates {
                 top_k: 5,
                 min_score: 0.8,
@@ -167,7 +180,7 @@ mod tests {
             min_score: Some(0.5),
             ..env
         };
-        assert_eq!(layers.resolve(&env_floor, 0.8).min_score, 0.5);
+        assert_eq!(layers.resolve(&env_floor, 0.8, 0.95).min_score, 0.5);
         layers.saved = HookOverrides {
             top_k: Some(3),
             min_score: Some(0.6),
@@ -183,7 +196,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            layers.resolve(&env_floor, 0.8),
+            layers.resolve(&env_floor, 0.8, 0.95),
             Gates {
                 top_k: 2,
                 min_score: 0.6,
@@ -192,7 +205,7 @@ mod tests {
             }
         );
         layers.call.top_k = Some(7);
-        assert_eq!(layers.resolve(&env_floor, 0.8).top_k, 7);
+        assert_eq!(layers.resolve(&env_floor, 0.8, 0.95).top_k, 7);
     }
 
     #[test]

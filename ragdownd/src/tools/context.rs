@@ -152,7 +152,7 @@ pub fn gates(scope: &Scope, defaults: &HookDefaults, call: HookOverrides) -> Gat
             }
         }
     }
-    layers.resolve(defaults, engine.embedder.min_score())
+    layers.resolve(defaults, engine.embedder.min_score(), engine.embedder.min_ratio())
 }
 
 /// One call's result: the block and every hit with what the hook did with it.
@@ -170,6 +170,83 @@ pub struct ContextRun {
     pub gates: Option<Gates>,
     /// Why the prompt was not searched: `short` or `slash`.
     pub skipped: Option<&'static str>,
+}
+
+/// What the hook chooses from: a search's hits and what the prompt calls things by.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    /// The search's hits, best-ranked first (`top_k` times two, within the scope).
+    pub hits: Vec<Hit>,
+    /// The names and aliased documents the prompt holds.
+    pub mentions: Mentions,
+}
+
+/// Searches a (trimmed, not skipped) prompt as the hook does: within the scope, no other filter,
+/// twice `top_k` hits; and finds the names it quotes and the documents among the hits it calls by
+/// an alias.
+pub async fn candidates(scope: &Scope, prompt: &str, top_k: usize) -> Result<Candidates, ToolError> {
+    let engine = &scope.engine;
+    let request = SearchRequest {
+        query: prompt,
+        limit: top_k * 2,
+        path_prefix: scope.prefix.clone(),
+        tag: None,
+        written_by: None,
+    };
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    let mut paths: Vec<String> = hits.iter().map(|hit| hit.chunk.path.clone()).collect();
+    paths.sort();
+    paths.dedup();
+    let mentions = Mentions::find(prompt, &engine.store().aliases(&paths).await?);
+    Ok(Candidates { hits, mentions })
+}
+
+/// The hook's choice among candidates, after the character budget.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// One outcome per hit.
+    pub outcomes: Vec<Outcome>,
+    /// Indexes of the hits in the block, in block order.
+    pub injected: Vec<usize>,
+    /// Their excerpts as the block shows them.
+    pub shown: Vec<String>,
+}
+
+/// Chooses among candidates with the gates and the session's `seen` set, then fits the excerpts
+/// into `max_chars`.
+pub fn choose(
+    scope: &Scope,
+    settings: &ToolSettings,
+    hits: &[Hit],
+    mentions: &Mentions,
+    gates: &Gates,
+    seen: impl Fn(&str) -> bool,
+) -> Chosen {
+    let selection = hook::select(hits, seen, mentions, gates);
+    let mut outcomes = selection.outcomes;
+    // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
+    let clip_at = settings.text_limit.min(gates.max_chars);
+    let blocks: Vec<String> = selection
+        .chosen
+        .iter()
+        .map(|&i| format_hit(scope, &hits[i], clip_at))
+        .collect();
+    let kept = hook::fit_budget(&blocks, gates.max_chars);
+    let mut injected = Vec::new();
+    let mut shown = Vec::new();
+    for ((&i, block), keep) in selection.chosen.iter().zip(blocks).zip(kept) {
+        if keep {
+            injected.push(i);
+            shown.push(block);
+        } else {
+            outcomes[i] = Outcome::OverBudget;
+        }
+    }
+    Chosen {
+        outcomes,
+        injected,
+        shown,
+    }
 }
 
 /// Runs the hook for a prompt without formatting its output or logging it.
@@ -201,48 +278,19 @@ pub async fn run(scope: &Scope, settings: &ToolSettings, args: &ContextArgs) -> 
         });
     }
     let gates = gates(scope, &settings.hook, call);
-    let request = SearchRequest {
-        query: prompt,
-        limit: gates.top_k * 2,
-        path_prefix: scope.prefix.clone(),
-        tag: None,
-        written_by: None,
-    };
-    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
-    let mut paths: Vec<String> = hits.iter().map(|hit| hit.chunk.path.clone()).collect();
-    paths.sort();
-    paths.dedup();
-    let mentions = Mentions::find(prompt, &engine.store().aliases(&paths).await?);
+    let Candidates { hits, mentions } = candidates(scope, prompt, gates.top_k).await?;
 
     // One lock from reading the seen set to recording what is given, so two concurrent calls of a
     // session never both give the same chunk.
     let mut sessions = engine.hook.sessions();
     let seen = key.as_deref().and_then(|key| sessions.seen(key));
-    let selection = hook::select(
-        &hits,
-        |id| seen.is_some_and(|seen| seen.contains(id)),
-        &mentions,
-        &gates,
-    );
-    let mut outcomes = selection.outcomes;
-    // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
-    let clip_at = settings.text_limit.min(gates.max_chars);
-    let blocks: Vec<String> = selection
-        .chosen
-        .iter()
-        .map(|&i| format_hit(scope, &hits[i], clip_at))
-        .collect();
-    let kept = hook::fit_budget(&blocks, gates.max_chars);
-    let mut injected = Vec::new();
-    let mut shown = Vec::new();
-    for ((&i, block), keep) in selection.chosen.iter().zip(blocks).zip(kept) {
-        if keep {
-            injected.push(i);
-            shown.push(block);
-        } else {
-            outcomes[i] = Outcome::OverBudget;
-        }
-    }
+    let Chosen {
+        outcomes,
+        injected,
+        shown,
+    } = choose(scope, settings, &hits, &mentions, &gates, |id| {
+        seen.is_some_and(|seen| seen.contains(id))
+    });
     if let Some(key) = &key
         && !injected.is_empty()
     {

@@ -59,7 +59,7 @@ fn settings() -> ToolSettings {
         hook: HookDefaults {
             top_k: 4,
             min_score: Some(0.2),
-            min_ratio: 0.0,
+            min_ratio: Some(0.0),
             max_chars: 6000,
         },
     }
