@@ -476,3 +476,42 @@ async fn over_http_the_memory_outlives_stateless_requests_and_the_log_is_summed_
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["entries"], 0);
     let _ = stop.send(());
 }
+
+/// minilm's own gates (floor 0.4, ratio 0.76, measured by `bench/hook.sh`) over the example vault
+/// with nothing overridden: a question in other words gets its section, and none of the
+/// benchmark's off-topic prompts gets anything. Needs the model `scripts/install-model.sh minilm`
+/// installs.
+#[tokio::test(flavor = "multi_thread")]
+async fn minilms_own_gates_inject_on_topic_sections_and_nothing_off_topic() {
+    let vault = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
+    let data = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = [
+        ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),
+        ("RAGDOWN_DATA_DIR", data.path().to_str().unwrap()),
+        ("RAGDOWN_EMBEDDER", "minilm"),
+        ("RAGDOWN_WATCH", "false"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut client = crate::support::StdioClient::start(&env).await;
+    client.ok("ragdown_reindex", json!({})).await;
+    let block = client
+        .ok(
+            "ragdown_context",
+            json!({"prompt": "How do I undo a release that broke production?"}),
+        )
+        .await;
+    let heads = excerpts(&block);
+    assert!(
+        heads.iter().any(|head| head.starts_with("runbooks/deploy.md:")) && block.contains("Rolling back"),
+        "{block}"
+    );
+    assert!(heads.len() <= 4, "top_k 4: {heads:?}");
+    let off_topic: Vec<String> =
+        serde_json::from_str(include_str!("../../../bench/data/off-topic-prompts.json")).unwrap();
+    for prompt in off_topic {
+        let block = client.ok("ragdown_context", json!({ "prompt": prompt })).await;
+        assert_eq!(block, "", "{prompt:?} got documents");
+    }
+}
