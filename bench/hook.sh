@@ -30,8 +30,8 @@ for embedder in "${EMBEDDERS[@]}"; do
         hash) FLOORS=0.1,0.15,0.2,0.25,0.3,0.8 ;;
         *) FLOORS=0.4,0.5,0.6,0.7,0.8 ;;
     esac
-    OUT="$ROOT/bench/results/$DAY-hook-$embedder.json"
+    OUT="bench/results/$DAY-hook-$embedder.json"
     log "hook-bench --embedder $embedder -> $OUT"
-    "$BENCH" --embedder "$embedder" --ratios "$RATIOS" --min-scores "$FLOORS" --top-ks 3,4,5 \
-        --out "$OUT" >/dev/null
+    (cd "$ROOT" && "$BENCH" --embedder "$embedder" --ratios "$RATIOS" --min-scores "$FLOORS" \
+        --top-ks 3,4,5 --out "$OUT" >/dev/null)
 done

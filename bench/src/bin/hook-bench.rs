@@ -331,12 +331,31 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
     }))
 }
 
+/// Pretty JSON with one line per sweep row, so a results file stays readable in a diff.
+fn render(result: &Value) -> anyhow::Result<String> {
+    let mut head = result.clone();
+    let rows = head
+        .as_object_mut()
+        .and_then(|object| object.remove("sweep"))
+        .unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&head)?;
+    let closing = text.rfind('}').context("an object")?;
+    text.truncate(closing);
+    let rows: Vec<String> = rows
+        .as_array()
+        .map(|rows| rows.iter().map(|row| format!("    {row}")).collect())
+        .unwrap_or_default();
+    text = format!("{},\n  \"sweep\": [\n{}\n  ]\n}}", text.trim_end(), rows.join(",\n"));
+    serde_json::from_str::<Value>(&text).context("the rendering is valid JSON")?;
+    Ok(text)
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let out = cli.out.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let result = runtime.block_on(run(cli))?;
-    let text = serde_json::to_string_pretty(&result)?;
+    let text = render(&result)?;
     println!("{text}");
     if let Some(out) = out {
         std::fs::write(&out, format!("{text}\n")).with_context(|| out.display().to_string())?;
