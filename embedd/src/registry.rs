@@ -47,10 +47,17 @@ pub struct ModelSpec {
     pub min_score: Option<f32>,
     /// The strongest score an unrelated prompt reached in that benchmark, when measured.
     pub unrelated_score: Option<f32>,
+    /// The hook's share of the best hit's cosine a hit needs, measured on the runbook benchmark;
+    /// `None` when it has not been (callers then use [`DEFAULT_MIN_RATIO`]).
+    pub min_ratio: Option<f32>,
 }
 
 /// The hook floor for a model nobody measured, as the original uses.
 pub const DEFAULT_MIN_SCORE: f32 = 0.8;
+
+/// The hook's ratio gate for a model nobody measured: the original's default, measured with
+/// granite-small.
+pub const DEFAULT_MIN_RATIO: f32 = 0.95;
 
 /// The model used when none is chosen.
 pub const DEFAULT_MODEL: &str = "granite-small";
@@ -69,6 +76,9 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         dim: 384,
         min_score: Some(0.8),
         unrelated_score: Some(0.75),
+        // The original's sweep on the runbook benchmark (product page, Design): recall is flat
+        // from 0.96 down, and 0.95 sits one step below the knee.
+        min_ratio: Some(0.95),
     },
     ModelSpec {
         name: "bge-small",
@@ -82,6 +92,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         dim: 384,
         min_score: Some(0.7),
         unrelated_score: Some(0.6),
+        min_ratio: None,
     },
     ModelSpec {
         name: "embeddinggemma",
@@ -95,6 +106,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         dim: 768,
         min_score: Some(0.6),
         unrelated_score: Some(0.53),
+        min_ratio: None,
     },
     ModelSpec {
         name: "minilm",
@@ -111,6 +123,11 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         // off-topic prompt reaches 0.238; 0.4 sits between them with room on both sides.
         min_score: Some(0.4),
         unrelated_score: Some(0.24),
+        // `hook-bench --embedder minilm` (bench/results/2026-11-30-hook-minilm.json): minilm's
+        // sections of one runbook sit further apart in cosine than granite's, so 0.95 dropped the
+        // answering section for 51 of 210 questions; recall stops rising at 0.76 (95.2%, 3.37
+        // chunks a prompt, no off-topic injection).
+        min_ratio: Some(0.76),
     },
 ];
 

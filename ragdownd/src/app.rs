@@ -11,7 +11,9 @@ use crate::config::Config;
 use crate::embed::select;
 use crate::engine::{Engine, EngineOptions, Scope};
 use crate::http::{self, AppState};
+use crate::index::sync::Layout;
 use crate::mcp::{RagdownServer, ToolFilter};
+use crate::settings::SavedSettings;
 use crate::tools::ToolSettings;
 
 fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
@@ -53,6 +55,17 @@ pub async fn open_engine(config: &Config) -> anyhow::Result<Arc<Engine>> {
         embedder,
     )
     .await?;
+    // Under serve a saved setting wins over the variable; stdio reads the variables alone.
+    let query_log = match config.layout {
+        Layout::Folders => SavedSettings::read(&config.docs_dir)
+            .query_log
+            .unwrap_or(config.query_log),
+        Layout::Single => config.query_log,
+    };
+    engine.query_log.set_enabled(query_log);
+    if query_log {
+        tracing::info!(file = %engine.query_log.path().display(), "logging queries");
+    }
     Ok(engine)
 }
 
@@ -88,6 +101,7 @@ pub async fn run_serve(
             "watch": config.watch,
             "text_limit": config.text_limit,
             "root_mcp": config.root_mcp,
+            "query_log": config.query_log,
         }),
         load_error: OnceLock::new(),
     });

@@ -72,15 +72,20 @@ pub struct Options {
     /// Characters per hit in text output.
     #[arg(long, env = "RAGDOWN_TEXT_LIMIT", global = true, default_value_t = 2000)]
     pub text_limit: usize,
+    /// Log every search, hook call and ragdown_read_doc to query-log.jsonl in the data dir (queries and hit
+    /// locations, never document text).
+    #[arg(long, env = "RAGDOWN_QUERY_LOG", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub query_log: bool,
     /// ragdown_context: most sections per prompt (1 to 50).
     #[arg(long, env = "RAGDOWN_HOOK_TOP_K", global = true, default_value_t = 4)]
     pub hook_top_k: usize,
     /// ragdown_context: lowest cosine similarity returned [default: the embedder's own].
     #[arg(long, env = "RAGDOWN_HOOK_MIN_SCORE", global = true)]
     pub hook_min_score: Option<f32>,
-    /// ragdown_context: lowest share of the best hit's similarity a hit may have (0 turns it off).
-    #[arg(long, env = "RAGDOWN_HOOK_MIN_RATIO", global = true, default_value_t = 0.95)]
-    pub hook_min_ratio: f32,
+    /// ragdown_context: lowest share of the best hit's similarity a hit may have (0 turns it off)
+    /// [default: the embedder's own, 0.95 unless it measured another].
+    #[arg(long, env = "RAGDOWN_HOOK_MIN_RATIO", global = true)]
+    pub hook_min_ratio: Option<f32>,
     /// ragdown_context: most characters per prompt.
     #[arg(long, env = "RAGDOWN_HOOK_MAX_CHARS", global = true, default_value_t = 6000)]
     pub hook_max_chars: usize,
@@ -168,6 +173,8 @@ pub struct Config {
     pub notes_dir: String,
     /// ragdown_context's defaults.
     pub hook: HookDefaults,
+    /// `RAGDOWN_QUERY_LOG` (under serve, a saved `query_log` wins over it).
+    pub query_log: bool,
     pub listen: std::net::SocketAddr,
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
@@ -228,6 +235,7 @@ impl Config {
             text_limit: o.text_limit,
             notes_dir: notes_dir(&o.notes_dir)?,
             hook,
+            query_log: o.query_log,
             listen: std::net::SocketAddr::new(o.host, o.port),
             token: if o.secure_local_net && token.is_none() {
                 None
@@ -274,7 +282,7 @@ impl Config {
 fn hook_defaults(
     top_k: usize,
     min_score: Option<f32>,
-    min_ratio: f32,
+    min_ratio: Option<f32>,
     max_chars: usize,
 ) -> Result<HookDefaults, ConfigError> {
     if !(1..=50).contains(&top_k) {
@@ -283,7 +291,7 @@ fn hook_defaults(
     if min_score.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
         return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_SCORE must be between 0 and 1"));
     }
-    if !(0.0..=1.0).contains(&min_ratio) {
+    if min_ratio.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
         return Err(ConfigError::Hook("RAGDOWN_HOOK_MIN_RATIO must be between 0 and 1"));
     }
     if max_chars == 0 {

@@ -9,11 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::embed::SharedEmbedder;
+use crate::hook::memory::HookState;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
 use crate::index::store::{Store, StoreError};
 use crate::index::sync::{Indexer, Layout, SyncReport};
 use crate::index::watch::{self, WatchHandle};
+use crate::querylog::QueryLog;
 
 /// Failures opening an engine.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +54,10 @@ pub struct Engine {
     pub layout: Layout,
     pub embedder: SharedEmbedder,
     pub indexer: Indexer,
+    /// `ragdown_context`'s per-endpoint session memory.
+    pub hook: HookState,
+    /// The query log in the data dir; off until the app turns it on.
+    pub query_log: QueryLog,
     watch: Mutex<Option<WatchHandle>>,
     /// Whether this process indexes (primary) or forwards its syncs (reader).
     primary: AtomicBool,
@@ -133,6 +139,8 @@ impl Engine {
             layout: options.layout,
             embedder,
             indexer,
+            hook: HookState::default(),
+            query_log: QueryLog::new(&options.data_dir),
             watch: Mutex::new(None),
             primary: AtomicBool::new(false),
             socket,
@@ -290,9 +298,11 @@ impl Scope {
         }
     }
 
-    /// The root-relative prefixes a spanning scope limits searches to; empty for other scopes.
-    pub fn span_prefixes(&self) -> Vec<String> {
-        self.span.iter().flatten().map(|name| format!("{name}/")).collect()
+    /// The root-relative prefixes a spanning scope limits searches to; `None` for other scopes.
+    pub fn span_prefixes(&self) -> Option<Vec<String>> {
+        self.span
+            .as_ref()
+            .map(|names| names.iter().map(|name| format!("{name}/")).collect())
     }
 
     /// Whether a root-relative path belongs to this scope.

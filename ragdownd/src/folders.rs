@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::documents::write::atomic_write;
+use crate::hook::settings::HookOverrides;
 use crate::index::sync::{is_markdown, is_skipped};
 
 /// The settings file's name.
@@ -171,6 +172,23 @@ pub fn get(docs_dir: &Path, name: &str) -> Option<Folder> {
     })
 }
 
+/// A folder's own `ragdown_context` defaults: the `hook` object of the `.ragdown.json` in `dir`
+/// (a folder's directory, or the docs dir under stdio). Read on each call, so an edit applies
+/// without a restart; a missing or unreadable file gives none.
+pub fn hook_settings(dir: &Path) -> HookOverrides {
+    let path = dir.join(SETTINGS_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return HookOverrides::default();
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) => HookOverrides::from_json(value.get("hook"), &path.display().to_string()),
+        Err(err) => {
+            tracing::warn!("ignoring an unreadable {}: {err}", path.display());
+            HookOverrides::default()
+        }
+    }
+}
+
 /// Every folder, sorted by name.
 pub fn list(docs_dir: &Path) -> Vec<Folder> {
     let Ok(entries) = std::fs::read_dir(docs_dir) else {
@@ -306,5 +324,23 @@ mod tests {
             update_settings(root, "nope", |_| {}),
             Err(FolderError::Missing(_))
         ));
+    }
+
+    #[test]
+    fn a_folders_hook_settings_come_from_its_settings_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(hook_settings(dir.path()), HookOverrides::default());
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"mcp":true,"hook":{"top_k":6,"min_score":0.75}}"#,
+        )
+        .unwrap();
+        let hook = hook_settings(dir.path());
+        assert_eq!(
+            (hook.top_k, hook.min_score, hook.min_ratio),
+            (Some(6), Some(0.75), None)
+        );
+        std::fs::write(dir.path().join(SETTINGS_FILE), "{nope").unwrap();
+        assert_eq!(hook_settings(dir.path()), HookOverrides::default());
     }
 }

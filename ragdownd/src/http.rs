@@ -62,6 +62,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/api/status", get(status))
         .route("/api/folders", get(api_folders))
+        .route("/api/query-log", get(query_log).delete(clear_query_log))
         .route("/mcp", any(bare_mcp))
         .route("/mcp/", any(bare_mcp))
         .route("/mcp/{folder}", any(mcp))
@@ -191,6 +192,41 @@ async fn status(State(state): State<Arc<AppState>>) -> Response {
         "settings": state.public_settings,
     }))
     .into_response()
+}
+
+/// `GET /api/query-log`: the query log summed up for Settings → Usage.
+async fn query_log(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if !authorized(&state, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    let Some(engine) = state.engine.get() else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The index is still loading; retry shortly",
+        );
+    };
+    let log = engine.clone();
+    match tokio::task::spawn_blocking(move || log.query_log.summary()).await {
+        Ok(summary) => Json(summary).into_response(),
+        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+    }
+}
+
+/// `DELETE /api/query-log`: empties the log, read-only or not (it is the server's, not a document).
+async fn clear_query_log(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if !authorized(&state, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    let Some(engine) = state.engine.get() else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The index is still loading; retry shortly",
+        );
+    };
+    match engine.query_log.clear() {
+        Ok(()) => Json(json!({ "cleared": true })).into_response(),
+        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+    }
 }
 
 /// Whether the request carries the right bearer token (or none is needed).

@@ -8,6 +8,9 @@
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
 //! - [`search`]: hybrid retrieval (dense + BM25, reciprocal rank fusion) and filters.
 //! - [`engine`]: one index with its embedder, indexer and watcher, and scopes onto it.
+//! - [`hook`]: which chunks `ragdown_context` injects (gates, names, aliases, session memory).
+//! - [`querylog`]: the query log and its summary.
+//! - [`settings`]: the server settings saved from the web UI.
 //! - [`tools`]: the MCP tools' logic and output text, independent of any transport.
 //! - [`mcp`]: the rmcp server type, used over stdio and streamable HTTP.
 //! - [`http`]: `serve`'s axum router: `/api/status` and `/mcp/<folder>`.
@@ -20,9 +23,12 @@ pub mod documents;
 pub mod embed;
 pub mod engine;
 pub mod folders;
+pub mod hook;
 pub mod http;
 pub mod index;
 pub mod markdown;
 pub mod mcp;
+pub mod querylog;
 pub mod search;
+pub mod settings;
 pub mod tools;

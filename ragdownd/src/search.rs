@@ -38,8 +38,8 @@ pub struct SearchRequest<'a> {
     pub tag: Option<String>,
     pub written_by: Option<WrittenBy>,
     /// Root-relative prefixes (each ending in `/`) of which a path must start with one: the
-    /// folders a root endpoint spans. Empty for no such limit.
-    pub within: Vec<String>,
+    /// folders a root endpoint spans (none: nothing is found). `None` for no such limit.
+    pub within: Option<Vec<String>>,
 }
 
 /// One ranked chunk.
@@ -74,9 +74,8 @@ pub fn filter_clause(request: &SearchRequest<'_>, superseded: &[String]) -> Opti
     if !request.path_prefix.is_empty() {
         clauses.push(format!("starts_with(path, {})", quote(&request.path_prefix)));
     }
-    if !request.within.is_empty() {
-        let any = request
-            .within
+    if let Some(within) = request.within.as_ref().filter(|w| !w.is_empty()) {
+        let any = within
             .iter()
             .map(|prefix| format!("starts_with(path, {})", quote(prefix)))
             .collect::<Vec<_>>()
@@ -141,6 +140,9 @@ pub async fn search(
     embedder: &dyn Embedder,
     request: &SearchRequest<'_>,
 ) -> Result<Vec<Hit>, SearchError> {
+    if request.within.as_ref().is_some_and(Vec::is_empty) {
+        return Ok(Vec::new());
+    }
     let query_vector = embedder
         .embed(vec![request.query.to_string()], TextKind::Query)
         .await?
@@ -194,7 +196,7 @@ mod tests {
             path_prefix: "ops/".into(),
             tag: Some("#Project/".into()),
             written_by: Some(WrittenBy::Agent),
-            within: Vec::new(),
+            within: None,
         };
         assert_eq!(
             filter_clause(&request, &["old's.md".to_string()]).unwrap(),
@@ -202,7 +204,7 @@ mod tests {
              AND created_by <> '' AND path NOT IN ('old''s.md')"
         );
         let spanning = SearchRequest {
-            within: vec!["ops/".into(), "work/".into()],
+            within: Some(vec!["ops/".into(), "work/".into()]),
             ..SearchRequest::default()
         };
         assert_eq!(

@@ -28,6 +28,10 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn min_score(&self) -> f32;
     /// The strongest score an unrelated prompt reached, when measured.
     fn unrelated_score(&self) -> Option<f32>;
+    /// The hook's ratio gate for this embedder (its measured MIN_RATIO, or 0.95 unmeasured).
+    fn min_ratio(&self) -> f32 {
+        embedd::registry::DEFAULT_MIN_RATIO
+    }
     /// One vector per text, in order.
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
 }
@@ -65,6 +69,10 @@ impl Embedder for LocalEmbedder {
 
     fn unrelated_score(&self) -> Option<f32> {
         self.spec().unrelated_score
+    }
+
+    fn min_ratio(&self) -> f32 {
+        self.spec().min_ratio.unwrap_or(embedd::registry::DEFAULT_MIN_RATIO)
     }
 
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {

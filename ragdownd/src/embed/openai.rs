@@ -54,7 +54,9 @@ impl OpenAiEmbedder {
             reason,
         };
         if model.trim().is_empty() {
-            return Err(load_error("name a model after openai:, e.g. openai:text-embedding-3-small".into()));
+            return Err(load_error(
+                "name a model after openai:, e.g. openai:text-embedding-3-small".into(),
+            ));
         }
         let parsed = reqwest::Url::parse(url)
             .map_err(|err| load_error(format!("RAGDOWN_EMBEDDING_URL is not a URL: {url:?} ({err})")))?;

@@ -181,7 +181,10 @@ pub struct RemoteEmbedder {
 impl std::fmt::Debug for RemoteEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteEmbedder")
-            .field("workers", &self.inner.workers.iter().map(|w| &w.url).collect::<Vec<_>>())
+            .field(
+                "workers",
+                &self.inner.workers.iter().map(|w| &w.url).collect::<Vec<_>>(),
+            )
             .field("model", &self.inner.expected.index_name)
             .finish()
     }

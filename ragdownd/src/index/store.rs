@@ -402,6 +402,38 @@ impl Store {
         Ok(set)
     }
 
+    /// The aliases of those of `paths` that have any (from each document's first chunk).
+    pub async fn aliases(&self, paths: &[String]) -> Result<HashMap<String, Vec<String>>> {
+        if paths.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let list = paths.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .only_if(format!("chunk_index = 0 AND aliases <> '' AND path IN ({list})"))
+            .select(Select::columns(&["path", "aliases"]))
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut out = HashMap::new();
+        for batch in &batches {
+            let path = strings(batch, "path")?;
+            let aliases = strings(batch, "aliases")?;
+            for row in 0..batch.num_rows() {
+                let list: Vec<String> = aliases
+                    .value(row)
+                    .split('\n')
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                out.insert(path.value(row).to_string(), list);
+            }
+        }
+        Ok(out)
+    }
+
     /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
     pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
         let mut search = self

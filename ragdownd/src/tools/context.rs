@@ -1,17 +1,14 @@
 //! `ragdown_context`: the `<ragdown-context>` block a prompt hook adds to an agent's prompt.
 //!
-//! One call is one hook firing (reference §2 "ragdown_context", §3 "Hook gates"): a search for the
-//! prompt within the scope, then gates on each hit's cosine similarity (an absolute floor, a share
-//! of the best hit, a count and a character budget), and a per-session memory so a conversation is
-//! given each chunk once. It owns that memory; it must not filter by tag or author, re-rank, or add
-//! hits the gates did not pass. Per-folder `.ragdown.json` hook settings, name and alias
-//! injection and the query log are not part of it.
-//!
-//! Settings layer as call argument > server default ([`HookDefaults`], from `RAGDOWN_HOOK_*`) >
-//! the embedder's own floor ([`crate::embed::Embedder::min_score`]) for `min_score`.
+//! One call is one hook firing (product page, Hooks and Design; reference §2 "ragdown_context", §3
+//! "Hook gates"): skip short prompts and slash commands, search the prompt within the scope, let
+//! [`crate::hook::select`] choose (session memory, name and alias injection, the cosine floor, the
+//! ratio of the best, top_k), fit the excerpts into the character budget, remember what the session
+//! was given, and log the call. Settings layer as [`crate::hook::settings`] says, with the folder's
+//! `.ragdown.json` and the saved server settings re-read on every call.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::path::PathBuf;
+use std::time::Instant;
 
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,42 +16,25 @@ use serde_json::json;
 
 use super::{MAX_TOP_K, ToolError, ToolResult, ToolSettings, format_hit};
 use crate::engine::Scope;
+use crate::folders;
+use crate::hook::memory::SessionMemory;
+use crate::hook::settings::{HookOverrides, Layers};
+use crate::hook::{self, Gates, Mentions, Outcome};
+use crate::index::sync::Layout;
+use crate::querylog::{Entry, Kind, LoggedHit};
 use crate::search::{self, Hit, SearchRequest};
+use crate::settings::SavedSettings;
+
+pub use crate::hook::memory::MAX_SESSIONS;
+pub use crate::hook::settings::HookDefaults;
 
 /// A prompt shorter than this many characters after trimming gets nothing.
 pub const MIN_PROMPT_CHARS: usize = 12;
-
-/// Sessions remembered at once; the least recently used is forgotten first.
-pub const MAX_SESSIONS: usize = 200;
 
 /// The block's fixed opening lines after the `<ragdown-context>` tag (reference §2).
 const INTRO: &str = "Excerpts from the user's Markdown documents that look related to this prompt, found by search, \
 not chosen by the user.\nThey may be irrelevant or out of date: each says when its file last changed. Use \
 ragdown_read_doc for the whole file before relying on a fragment.";
-
-/// The server's `ragdown_context` defaults (`RAGDOWN_HOOK_*`); a call's arguments win over them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HookDefaults {
-    /// Most chunks per prompt (`RAGDOWN_HOOK_TOP_K`).
-    pub top_k: usize,
-    /// Lowest cosine similarity (`RAGDOWN_HOOK_MIN_SCORE`); `None` follows the embedder in use.
-    pub min_score: Option<f32>,
-    /// Lowest share of the best hit's similarity (`RAGDOWN_HOOK_MIN_RATIO`); 0 turns it off.
-    pub min_ratio: f32,
-    /// Most characters of excerpts per prompt (`RAGDOWN_HOOK_MAX_CHARS`); the first always goes in.
-    pub max_chars: usize,
-}
-
-impl Default for HookDefaults {
-    fn default() -> Self {
-        Self {
-            top_k: 4,
-            min_score: None,
-            min_ratio: 0.95,
-            max_chars: 6000,
-        }
-    }
-}
 
 /// Output shape of `ragdown_context`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -98,298 +78,308 @@ pub struct ContextArgs {
     pub max_chars: Option<usize>,
 }
 
-/// The gates of one call, after layering.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Gates {
-    top_k: usize,
-    min_score: f32,
-    min_ratio: f32,
-    max_chars: usize,
-}
-
-impl Gates {
-    /// Call arguments > server defaults > the embedder's floor; refuses out-of-range arguments.
-    fn resolve(args: &ContextArgs, defaults: &HookDefaults, embedder_min_score: f32) -> Result<Self, ToolError> {
-        if args.top_k.is_some_and(|k| !(1..=MAX_TOP_K).contains(&k)) {
+impl ContextArgs {
+    /// The call's own settings layer; refuses out-of-range arguments.
+    fn overrides(&self) -> Result<HookOverrides, ToolError> {
+        if self.top_k.is_some_and(|k| !(1..=MAX_TOP_K).contains(&k)) {
             return Err(ToolError::new(format!("top_k must be between 1 and {MAX_TOP_K}")));
         }
-        for (name, value) in [("min_score", args.min_score), ("min_ratio", args.min_ratio)] {
+        for (name, value) in [("min_score", self.min_score), ("min_ratio", self.min_ratio)] {
             if value.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
                 return Err(ToolError::new(format!("{name} must be between 0 and 1")));
             }
         }
-        if args.max_chars == Some(0) {
+        if self.max_chars == Some(0) {
             return Err(ToolError::new("max_chars must be at least 1"));
         }
-        Ok(Self {
-            top_k: args.top_k.unwrap_or(defaults.top_k),
-            min_score: args.min_score.or(defaults.min_score).unwrap_or(embedder_min_score),
-            min_ratio: args.min_ratio.unwrap_or(defaults.min_ratio),
-            max_chars: args.max_chars.unwrap_or(defaults.max_chars),
+        Ok(HookOverrides {
+            top_k: self.top_k,
+            min_score: self.min_score,
+            min_ratio: self.min_ratio,
+            max_chars: self.max_chars,
         })
     }
 }
 
-/// Which chunk ids each session was already given: an LRU of [`MAX_SESSIONS`] sessions.
-#[derive(Debug)]
-pub struct SessionMemory {
-    capacity: usize,
-    /// Key -> (last use, chunk ids given).
-    sessions: HashMap<String, (u64, HashSet<String>)>,
-    /// Counts uses, so the smallest stamp is the least recently used session.
-    clock: u64,
+/// Where a scope's folder keeps its `.ragdown.json`: the folder under serve (none for the root
+/// `/mcp` when a call names no folder), the docs dir itself under stdio, which serves it as one
+/// folder.
+fn folder_dir(scope: &Scope) -> Option<PathBuf> {
+    let engine = &scope.engine;
+    match engine.layout {
+        Layout::Single => Some(engine.docs_dir.clone()),
+        Layout::Folders => scope.folder.as_ref().map(|folder| engine.docs_dir.join(folder)),
+    }
 }
 
-impl SessionMemory {
-    /// An empty memory of at most `capacity` sessions.
-    pub fn new(capacity: usize) -> Self {
-        Self {
-            capacity,
-            sessions: HashMap::new(),
-            clock: 0,
+/// The settings a call runs with: its arguments > the folder's `.ragdown.json` > the saved server
+/// settings (serve only) > `RAGDOWN_HOOK_*` > the embedder's floor. Both files are read now, so an
+/// edit applies to the next prompt; a floor they set at or under the embedder's unrelated score is
+/// warned about once per value.
+pub fn gates(scope: &Scope, defaults: &HookDefaults, call: HookOverrides) -> Gates {
+    let engine = &scope.engine;
+    let folder = folder_dir(scope);
+    let layers = Layers {
+        call,
+        folder: folder.as_deref().map(folders::hook_settings).unwrap_or_default(),
+        saved: match engine.layout {
+            Layout::Folders => SavedSettings::read(&engine.docs_dir).hook,
+            Layout::Single => HookOverrides::default(),
+        },
+    };
+    if let Some(unrelated) = engine.embedder.unrelated_score() {
+        let sources = [
+            (
+                folder.map(|dir| dir.join(folders::SETTINGS_FILE)),
+                layers.folder.min_score,
+            ),
+            (
+                Some(engine.docs_dir.join(crate::settings::SAVED_SETTINGS_FILE)),
+                layers.saved.min_score,
+            ),
+        ];
+        for (source, floor) in sources {
+            if let (Some(source), Some(floor)) = (source, floor)
+                && floor <= unrelated
+                && engine.hook.first_warning(&source.to_string_lossy(), floor)
+            {
+                tracing::warn!(
+                    "hook.min_score {floor} in {} is at or under what unrelated prompts reach with {} ({unrelated}): \
+                     ragdown_context will inject documents into prompts they have nothing to do with",
+                    source.display(),
+                    engine.embedder.index_name()
+                );
+            }
         }
     }
-
-    /// The key of one endpoint's session: endpoints never share memory (reference §3).
-    pub fn key(scope: &Scope, session_id: &str) -> String {
-        format!("{}\0{session_id}", scope.dir().to_string_lossy())
-    }
-
-    /// Forgets a session.
-    pub fn forget(&mut self, key: &str) {
-        self.sessions.remove(key);
-    }
-
-    /// The chunk ids a session was given, marking it used.
-    pub fn seen(&mut self, key: &str) -> Option<&HashSet<String>> {
-        self.clock += 1;
-        let now = self.clock;
-        self.sessions.get_mut(key).map(|(used, seen)| {
-            *used = now;
-            &*seen
-        })
-    }
-
-    /// Records chunk ids as given, evicting the least recently used session past the capacity.
-    pub fn remember(&mut self, key: &str, ids: impl IntoIterator<Item = String>) {
-        self.clock += 1;
-        let now = self.clock;
-        let (used, seen) = self.sessions.entry(key.to_string()).or_default();
-        *used = now;
-        seen.extend(ids);
-        if self.sessions.len() > self.capacity
-            && let Some(oldest) = self
-                .sessions
-                .iter()
-                .min_by_key(|(_, (used, _))| *used)
-                .map(|(key, _)| key.clone())
-        {
-            self.sessions.remove(&oldest);
-        }
-    }
-
-    /// Sessions held.
-    pub fn len(&self) -> usize {
-        self.sessions.len()
-    }
-
-    /// Whether no session is held.
-    pub fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
-    }
+    layers.resolve(defaults, engine.embedder.min_score(), engine.embedder.min_ratio())
 }
 
-/// The process's session memory.
-///
-/// It belongs in the [`crate::engine::Engine`] and will move there; until then one process-wide
-/// memory serves every endpoint of the process, which is equivalent because the key starts with the
-/// scope's absolute directory, so two endpoints (or two engines) never share a session.
-static SESSIONS: LazyLock<Mutex<SessionMemory>> = LazyLock::new(|| Mutex::new(SessionMemory::new(MAX_SESSIONS)));
-
-/// The hits that pass the gates, best first: similarity floor, not yet seen, ratio of the best, top_k.
-fn gate(mut hits: Vec<Hit>, seen: impl Fn(&str) -> bool, gates: &Gates) -> Vec<Hit> {
-    hits.retain(|hit| hit.chunk.similarity >= gates.min_score && !seen(&hit.chunk.id));
-    // Stable, as the original's sort: equal similarities keep the fused order.
-    hits.sort_by(|a, b| b.chunk.similarity.total_cmp(&a.chunk.similarity));
-    if let Some(best) = hits.first().map(|hit| hit.chunk.similarity) {
-        let floor = best * gates.min_ratio;
-        hits.retain(|hit| hit.chunk.similarity >= floor);
-    }
-    hits.truncate(gates.top_k);
-    hits
+/// One call's result: the block and every hit with what the hook did with it.
+#[derive(Debug, Clone, Default)]
+pub struct ContextRun {
+    /// The `<ragdown-context>` block, or empty.
+    pub block: String,
+    /// The search's hits, best-ranked first.
+    pub hits: Vec<Hit>,
+    /// One outcome per hit.
+    pub outcomes: Vec<Outcome>,
+    /// Indexes of the hits in the block, in block order.
+    pub injected: Vec<usize>,
+    /// The settings in effect; `None` when the prompt was skipped.
+    pub gates: Option<Gates>,
+    /// Why the prompt was not searched: `short` or `slash`.
+    pub skipped: Option<&'static str>,
 }
 
-/// Keeps blocks while they fit in `max_chars` characters; the first always goes in, and a block
-/// that does not fit is skipped, not cut (reference §3 "Budget").
-fn fit_budget<T>(blocks: Vec<(T, String)>, max_chars: usize) -> Vec<(T, String)> {
-    let mut used = 0;
-    let mut kept = Vec::new();
-    for (item, block) in blocks {
-        let len = block.chars().count();
-        if !kept.is_empty() && used + len > max_chars {
-            continue;
-        }
-        used += len;
-        kept.push((item, block));
-    }
-    kept
+/// What the hook chooses from: a search's hits and what the prompt calls things by.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    /// The search's hits, best-ranked first (`top_k` times two, within the scope).
+    pub hits: Vec<Hit>,
+    /// The names and aliased documents the prompt holds.
+    pub mentions: Mentions,
 }
 
-/// `ragdown_context`: related excerpts for a prompt as a `<ragdown-context>` block, or `""` when
-/// there is nothing to add.
-pub async fn context(scope: &Scope, settings: &ToolSettings, args: ContextArgs) -> ToolResult {
-    let gates = Gates::resolve(&args, &settings.hook, scope.engine.embedder.min_score())?;
-    let key = args
-        .session_id
-        .as_deref()
-        .filter(|id| !id.is_empty())
-        .map(|id| SessionMemory::key(scope, id));
-    if args.reset
-        && let Some(key) = &key
-    {
-        memory().forget(key);
-    }
-    // JavaScript's trim() also strips a byte-order mark, which `char::is_whitespace` does not.
-    let prompt = args.prompt.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if prompt.chars().count() < MIN_PROMPT_CHARS || prompt.starts_with('/') {
-        return Ok(String::new());
-    }
+/// Searches a (trimmed, not skipped) prompt as the hook does: within the scope, no other filter,
+/// twice `top_k` hits; and finds the names it quotes and the documents among the hits it calls by
+/// an alias.
+pub async fn candidates(scope: &Scope, prompt: &str, top_k: usize) -> Result<Candidates, ToolError> {
+    let engine = &scope.engine;
     let request = SearchRequest {
         query: prompt,
-        limit: gates.top_k * 2,
+        limit: top_k * 2,
         path_prefix: scope.prefix.clone(),
         tag: None,
         written_by: None,
         within: scope.span_prefixes(),
     };
-    let engine = &scope.engine;
     let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    let mut paths: Vec<String> = hits.iter().map(|hit| hit.chunk.path.clone()).collect();
+    paths.sort();
+    paths.dedup();
+    let mentions = Mentions::find(prompt, &engine.store().aliases(&paths).await?);
+    Ok(Candidates { hits, mentions })
+}
+
+/// The hook's choice among candidates, after the character budget.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// One outcome per hit.
+    pub outcomes: Vec<Outcome>,
+    /// Indexes of the hits in the block, in block order.
+    pub injected: Vec<usize>,
+    /// Their excerpts as the block shows them.
+    pub shown: Vec<String>,
+}
+
+/// Chooses among candidates with the gates and the session's `seen` set, then fits the excerpts
+/// into `max_chars`.
+pub fn choose(
+    scope: &Scope,
+    settings: &ToolSettings,
+    hits: &[Hit],
+    mentions: &Mentions,
+    gates: &Gates,
+    seen: impl Fn(&str) -> bool,
+) -> Chosen {
+    let selection = hook::select(hits, seen, mentions, gates);
+    let mut outcomes = selection.outcomes;
+    // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
+    let clip_at = settings.text_limit.min(gates.max_chars);
+    let blocks: Vec<String> = selection
+        .chosen
+        .iter()
+        .map(|&i| format_hit(scope, &hits[i], clip_at))
+        .collect();
+    let kept = hook::fit_budget(&blocks, gates.max_chars);
+    let mut injected = Vec::new();
+    let mut shown = Vec::new();
+    for ((&i, block), keep) in selection.chosen.iter().zip(blocks).zip(kept) {
+        if keep {
+            injected.push(i);
+            shown.push(block);
+        } else {
+            outcomes[i] = Outcome::OverBudget;
+        }
+    }
+    Chosen {
+        outcomes,
+        injected,
+        shown,
+    }
+}
+
+/// Runs the hook for a prompt without formatting its output or logging it.
+pub async fn run(scope: &Scope, settings: &ToolSettings, args: &ContextArgs) -> Result<ContextRun, ToolError> {
+    let call = args.overrides()?;
+    let engine = &scope.engine;
+    let key = args
+        .session_id
+        .as_deref()
+        .filter(|id| !id.is_empty())
+        .map(|id| SessionMemory::key(&scope.prefix, id));
+    if args.reset
+        && let Some(key) = &key
+    {
+        engine.hook.sessions().forget(key);
+    }
+    // JavaScript's trim() also strips a byte-order mark, which `char::is_whitespace` does not.
+    let prompt = args.prompt.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if prompt.chars().count() < MIN_PROMPT_CHARS {
+        return Ok(ContextRun {
+            skipped: Some("short"),
+            ..ContextRun::default()
+        });
+    }
+    if prompt.starts_with('/') {
+        return Ok(ContextRun {
+            skipped: Some("slash"),
+            ..ContextRun::default()
+        });
+    }
+    let gates = gates(scope, &settings.hook, call);
+    let Candidates { hits, mentions } = candidates(scope, prompt, gates.top_k).await?;
 
     // One lock from reading the seen set to recording what is given, so two concurrent calls of a
     // session never both give the same chunk.
-    let mut sessions = memory();
+    let mut sessions = engine.hook.sessions();
     let seen = key.as_deref().and_then(|key| sessions.seen(key));
-    let passed = gate(hits, |id| seen.is_some_and(|seen| seen.contains(id)), &gates);
-    // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
-    let clip_at = settings.text_limit.min(gates.max_chars);
-    let blocks: Vec<(String, String)> = passed
-        .iter()
-        .map(|hit| (hit.chunk.id.clone(), format_hit(scope, hit, clip_at)))
-        .collect();
-    let (ids, blocks): (Vec<String>, Vec<String>) = fit_budget(blocks, gates.max_chars).into_iter().unzip();
-    if blocks.is_empty() {
-        return Ok(String::new());
-    }
-    if let Some(key) = &key {
-        sessions.remember(key, ids);
+    let Chosen {
+        outcomes,
+        injected,
+        shown,
+    } = choose(scope, settings, &hits, &mentions, &gates, |id| {
+        seen.is_some_and(|seen| seen.contains(id))
+    });
+    if let Some(key) = &key
+        && !injected.is_empty()
+    {
+        sessions.remember(key, injected.iter().map(|&i| hits[i].chunk.id.clone()));
     }
     drop(sessions);
 
-    let block = format!(
-        "<ragdown-context source=\"{}\">\n{INTRO}\n\n{}\n</ragdown-context>",
-        scope.dir().to_string_lossy(),
-        blocks.join("\n\n")
-    );
+    let block = if shown.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<ragdown-context source=\"{}\">\n{INTRO}\n\n{}\n</ragdown-context>",
+            scope.dir().to_string_lossy(),
+            shown.join("\n\n")
+        )
+    };
+    Ok(ContextRun {
+        block,
+        hits,
+        outcomes,
+        injected,
+        gates: Some(gates),
+        skipped: None,
+    })
+}
+
+/// `ragdown_context`: related excerpts for a prompt as a `<ragdown-context>` block, or `""` when
+/// there is nothing to add.
+pub async fn context(scope: &Scope, settings: &ToolSettings, args: ContextArgs) -> ToolResult {
+    let started = Instant::now();
+    let run = run(scope, settings, &args).await?;
+    let log = &scope.engine.query_log;
+    if log.is_enabled() && !args.prompt.trim().is_empty() {
+        let mut entry = Entry::new(Kind::Context, &scope.prefix);
+        entry.query = Some(args.prompt.clone());
+        entry.session = args.session_id.clone().filter(|s| !s.is_empty());
+        entry.skipped = run.skipped.map(str::to_string);
+        if let Some(gates) = run.gates {
+            entry.filters = json!({
+                "top_k": gates.top_k,
+                "min_score": gates.min_score,
+                "min_ratio": gates.min_ratio,
+                "max_chars": gates.max_chars,
+            });
+            entry.min_score = Some(gates.min_score);
+        }
+        entry.hits = run
+            .hits
+            .iter()
+            .zip(&run.outcomes)
+            .map(|(hit, outcome)| LoggedHit::new(hit, Some(*outcome)))
+            .collect();
+        entry.ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+        log.record(&entry);
+    }
+    if run.block.is_empty() {
+        return Ok(String::new());
+    }
     Ok(match args.format {
-        ContextFormat::Text => block,
+        ContextFormat::Text => run.block,
         ContextFormat::ClaudeCode => json!({
-            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}
+            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": run.block}
         })
         .to_string(),
     })
 }
 
-/// The session memory, even after a panic elsewhere poisoned its lock: every state it can be left
-/// in is a valid memory.
-fn memory() -> std::sync::MutexGuard<'static, SessionMemory> {
-    SESSIONS.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::store::Candidate;
 
-    fn hit(id: &str, similarity: f32) -> Hit {
-        Hit {
-            chunk: Candidate::for_test(id, similarity),
-            score: 0.0,
-            sources: vec!["dense"],
-        }
-    }
-
-    fn ids(hits: &[Hit]) -> Vec<&str> {
-        hits.iter().map(|hit| hit.chunk.id.as_str()).collect()
-    }
-
-    const OPEN: Gates = Gates {
-        top_k: 4,
-        min_score: 0.5,
-        min_ratio: 0.0,
-        max_chars: 6000,
-    };
-
-    #[test]
-    fn gates_floor_skip_seen_sort_by_similarity_then_take_top_k() {
-        let hits = vec![
-            hit("a", 0.6),
-            hit("b", 0.9),
-            hit("low", 0.49),
-            hit("seen", 0.95),
-            hit("c", 0.7),
-        ];
-        let passed = gate(hits.clone(), |id| id == "seen", &OPEN);
-        assert_eq!(ids(&passed), ["b", "c", "a"]);
-        let two = Gates { top_k: 2, ..OPEN };
-        assert_eq!(ids(&gate(hits, |_| false, &two)), ["seen", "b"]);
+    fn args(value: serde_json::Value) -> ContextArgs {
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]
-    fn ratio_gate_is_relative_to_the_best_unseen_hit() {
-        let hits = vec![hit("a", 0.80), hit("b", 0.76), hit("c", 0.75), hit("best", 0.9)];
-        let ratio = Gates {
-            min_ratio: 0.95,
-            ..OPEN
-        };
-        assert_eq!(ids(&gate(hits.clone(), |_| false, &ratio)), ["best"]);
-        // With the best already given, the ratio is taken from the next one.
-        assert_eq!(ids(&gate(hits, |id| id == "best", &ratio)), ["a", "b"]);
-    }
-
-    #[test]
-    fn budget_always_takes_the_first_block_and_skips_what_does_not_fit() {
-        let blocks = |lens: &[usize]| -> Vec<(usize, String)> {
-            lens.iter().enumerate().map(|(i, n)| (i, "x".repeat(*n))).collect()
-        };
-        let kept =
-            |lens: &[usize], max| -> Vec<usize> { fit_budget(blocks(lens), max).into_iter().map(|(i, _)| i).collect() };
-        assert_eq!(kept(&[50, 10], 20), [0]);
-        assert_eq!(kept(&[10, 10, 1], 20), [0, 1]);
-        assert_eq!(kept(&[10, 11, 10], 20), [0, 2]);
-        // Characters, not bytes.
-        assert_eq!(fit_budget(vec![(0, "é".repeat(10)), (1, "é".repeat(10))], 20).len(), 2);
-    }
-
-    #[test]
-    fn arguments_win_over_defaults_which_win_over_the_embedder() {
-        let args: ContextArgs = serde_json::from_value(json!({"prompt": "p", "top_k": 2})).unwrap();
-        let defaults = HookDefaults::default();
+    fn arguments_are_validated_and_become_the_top_layer() {
+        let call = args(json!({"prompt": "p", "top_k": 2, "min_score": 0.5}))
+            .overrides()
+            .unwrap();
         assert_eq!(
-            Gates::resolve(&args, &defaults, 0.8).unwrap(),
-            Gates {
-                top_k: 2,
-                min_score: 0.8,
-                min_ratio: 0.95,
-                max_chars: 6000
+            call,
+            HookOverrides {
+                top_k: Some(2),
+                min_score: Some(0.5),
+                ..Default::default()
             }
         );
-        let env = HookDefaults {
-            min_score: Some(0.2),
-            ..defaults
-        };
-        assert_eq!(Gates::resolve(&args, &env, 0.8).unwrap().min_score, 0.2);
-        let args: ContextArgs = serde_json::from_value(json!({"prompt": "p", "min_score": 0.5})).unwrap();
-        assert_eq!(Gates::resolve(&args, &env, 0.8).unwrap().min_score, 0.5);
         for bad in [
             json!({"prompt": "p", "top_k": 0}),
             json!({"prompt": "p", "top_k": 51}),
@@ -397,27 +387,10 @@ mod tests {
             json!({"prompt": "p", "min_ratio": -0.1}),
             json!({"prompt": "p", "max_chars": 0}),
         ] {
-            let args: ContextArgs = serde_json::from_value(bad.clone()).unwrap();
-            assert!(Gates::resolve(&args, &defaults, 0.8).is_err(), "{bad}");
+            assert!(args(bad.clone()).overrides().is_err(), "{bad}");
         }
-        let claude: ContextArgs = serde_json::from_value(json!({"prompt": "", "format": "claude-code"})).unwrap();
+        let claude = args(json!({"prompt": "", "format": "claude-code"}));
         assert_eq!(claude.format, ContextFormat::ClaudeCode);
         assert!(serde_json::from_value::<ContextArgs>(json!({"prompt": "", "query": "x"})).is_err());
-    }
-
-    #[test]
-    fn memory_forgets_the_least_recently_used_session_past_its_capacity() {
-        let mut memory = SessionMemory::new(2);
-        memory.remember("a", ["1".to_string()]);
-        memory.remember("b", ["2".to_string()]);
-        assert!(memory.seen("a").is_some_and(|seen| seen.contains("1")));
-        memory.remember("c", ["3".to_string()]);
-        assert_eq!(memory.len(), 2);
-        assert!(memory.seen("b").is_none(), "b was the least recently used");
-        assert!(memory.seen("a").is_some() && memory.seen("c").is_some());
-        memory.remember("a", ["4".to_string()]);
-        assert_eq!(memory.seen("a").map(HashSet::len), Some(2));
-        memory.forget("a");
-        assert!(memory.seen("a").is_none());
     }
 }

@@ -19,6 +19,7 @@ use crate::search::{self, Hit, SearchRequest, WrittenBy};
 
 pub mod context;
 pub mod folders;
+mod logging;
 pub mod move_doc;
 pub mod write;
 
@@ -192,6 +193,7 @@ pub struct ReindexArgs {
 
 /// `ragdown_recall`: hybrid search.
 pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
+    let started = std::time::Instant::now();
     let query = args.query.trim();
     if query.is_empty() {
         return Err(ToolError::new("query must not be empty"));
@@ -209,13 +211,8 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
         within: scope.span_prefixes(),
     };
     let engine = &scope.engine;
-    // A root endpoint with no folder turned on spans nothing.
-    let spans_nothing = scope.span.as_ref().is_some_and(Vec::is_empty);
-    let hits = if spans_nothing {
-        Vec::new()
-    } else {
-        search::search(engine.store(), engine.embedder.as_ref(), &request).await?
-    };
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    logging::recall(scope, settings, &args, &hits, started);
     let max_chars = args.max_chars.unwrap_or(settings.text_limit);
     match args.format {
         RecallFormat::Json => {
@@ -389,6 +386,7 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
     if end < start {
         return Err(ToolError::new(format!("end_line {end} is before start_line {start}")));
     }
+    logging::read(scope, &path, start, end);
     let shown = scope.to_scope_path(&path);
     let mut notes = String::new();
     if shown != raw {

@@ -223,7 +223,7 @@ async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
                     path_prefix: prefix.into(),
                     tag: tag.map(str::to_string),
                     written_by: None,
-                    within: Vec::new(),
+                    within: None,
                 },
             )
             .await

@@ -3,6 +3,7 @@
 //! need the model that the test command installs.
 
 mod context;
+mod context_rules;
 mod http;
 mod index;
 mod minilm;
