@@ -129,6 +129,25 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         // chunks a prompt, no off-topic injection).
         min_ratio: Some(0.76),
     },
+    ModelSpec {
+        name: "minilm-fp32",
+        index_name: "all-MiniLM-L6-v2-fp32",
+        hf_repo: "Xenova/all-MiniLM-L6-v2",
+        // The hub's fp32 export; offline, `scripts/install-model.sh minilm-fp32` builds the same
+        // graph from the published safetensors (bench/results/2026-11-30-fp32.md).
+        hf_onnx_file: "onnx/model.onnx",
+        pooling: Pooling::Mean,
+        query_prefix: "",
+        document_prefix: "",
+        max_tokens: 256,
+        dim: 384,
+        // minilm's calibration: the fp32 weights move the runbook corpus's cosines by 0.003 on
+        // average and 0.014 at most, small beside the margins around 0.4 (0.536 on-topic at the
+        // 10th percentile, 0.238 off-topic at most).
+        min_score: Some(0.4),
+        unrelated_score: Some(0.24),
+        min_ratio: Some(0.76),
+    },
 ];
 
 /// Looks a model up by its short name.
