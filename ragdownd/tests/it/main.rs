@@ -7,6 +7,7 @@ mod context_rules;
 mod http;
 mod index;
 mod minilm;
+mod remote;
 mod move_tool;
 mod stdio;
 mod support;
