@@ -23,6 +23,7 @@ fn main() -> ExitCode {
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_new(&config.log).unwrap_or_else(|_| "info".into()))
         .init();
     let runtime = match tokio::runtime::Runtime::new() {

@@ -6,3 +6,4 @@
 
 mod hub;
 mod minilm;
+mod server;
