@@ -242,7 +242,8 @@ async fn main() -> anyhow::Result<()> {
         "date": chrono_free_date(),
     });
 
-    for (name, texts) in [("runbooks-210", &small), ("runbooks-10k", &large)] {
+    let large_name = format!("runbooks-{}", large.len());
+    for (name, texts) in [("runbooks-210", &small), (large_name.as_str(), &large)] {
         let lengths: Vec<usize> = texts
             .iter()
             .map(|t| encoder.tokenize(t, TextKind::Document).map(|ids| ids.len()))
