@@ -20,10 +20,16 @@ use crate::batch::Lane;
 use crate::local::LocalEmbedder;
 use crate::model::TextKind;
 
+/// Largest request body: a bulk request of a few thousand long chunks (as for gRPC).
+const MAX_BODY_BYTES: usize = 64 << 20;
+
 /// The HTTP routes.
 pub fn router(embedder: LocalEmbedder, token: Option<Arc<str>>) -> Router {
     let protected = Router::new()
-        .route("/v1/embeddings", post(embeddings))
+        .route(
+            "/v1/embeddings",
+            post(embeddings).layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(token, require_token));
     Router::new()

@@ -312,6 +312,14 @@ struct Request {
     state: Mutex<RequestState>,
 }
 
+impl Request {
+    /// Whether someone still waits for the answer.
+    fn is_waiting(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.reply.as_ref().is_some_and(|reply| !reply.is_closed())
+    }
+}
+
 struct RequestState {
     vectors: Vec<Vec<f32>>,
     remaining: usize,
@@ -333,7 +341,7 @@ struct Queue {
     lanes: [LaneQueue; 2],
     closed: bool,
     paused: bool,
-    /// Batches taken so far, which also numbers them.
+    /// Batches run so far, which also numbers them.
     batches: u64,
 }
 
@@ -421,8 +429,6 @@ impl Shared {
             }
             let next = batch::next_lane(queue.lanes[0].items.len(), queue.lanes[1].items.len());
             if let (false, Some(lane)) = (queue.paused, next) {
-                queue.batches += 1;
-                let number = queue.batches;
                 let waiting = &mut queue.lanes[lane.index()];
                 let lengths: Vec<usize> = waiting.items.iter().take(WINDOW).map(|p| p.tokens.len()).collect();
                 let positions = batch::pick(&lengths, self.limits, self.bucketing);
@@ -434,7 +440,14 @@ impl Shared {
                 taken.reverse();
                 waiting.tokens -= taken.iter().map(|p| p.tokens.len()).sum::<usize>();
                 self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
-                return Some((number, lane, taken));
+                // Texts whose caller went away (or whose request already failed) are dropped
+                // here, when picked, rather than searched for on every batch.
+                taken.retain(|pending| pending.request.is_waiting());
+                if taken.is_empty() {
+                    continue;
+                }
+                queue.batches += 1;
+                return Some((queue.batches, lane, taken));
             }
             queue = self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner());
         }

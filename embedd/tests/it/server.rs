@@ -41,7 +41,7 @@ fn options() -> LocalOptions {
     }
 }
 
-async fn load(options: LocalOptions) -> LocalEmbedder {
+pub async fn load(options: LocalOptions) -> LocalEmbedder {
     tokio::task::spawn_blocking(move || LocalEmbedder::start(registry::find("minilm").unwrap(), &source(), &options))
         .await
         .unwrap()
