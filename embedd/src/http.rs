@@ -63,14 +63,11 @@ enum Input {
     Many(Vec<String>),
 }
 
-/// The OpenAI embeddings request, plus two optional fields of ours.
+/// The OpenAI embeddings request, plus two optional fields of ours. Its `model` field is not
+/// read: the answer names the served model, since clients often hardcode an OpenAI model name.
 #[derive(Debug, Deserialize)]
 struct EmbeddingsRequest {
     input: Input,
-    /// Echoed back as the served model's name whatever it says: clients often hardcode one.
-    #[serde(default)]
-    #[allow(dead_code)]
-    model: Option<String>,
     /// Only `float` is supported.
     #[serde(default)]
     encoding_format: Option<String>,
