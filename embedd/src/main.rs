@@ -24,6 +24,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // Its own report of a failed write is an eprintln, which panics when stderr is closed.
+        .log_internal_errors(false)
         .with_env_filter(tracing_subscriber::EnvFilter::try_new(&config.log).unwrap_or_else(|_| "info".into()))
         .init();
     let runtime = match tokio::runtime::Runtime::new() {
@@ -49,6 +51,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let http = tokio::net::TcpListener::bind(config.http_addr)
         .await
         .with_context(|| format!("cannot listen on {} (EMBEDD_HTTP_ADDR)", config.http_addr))?;
+    let shutdown = shutdown_signal()?;
     let loading = config.clone();
     let embedder = tokio::task::spawn_blocking(move || loading.start_embedder()).await??;
     let info = embedder.info();
@@ -63,28 +66,27 @@ async fn run(config: Config) -> anyhow::Result<()> {
         "embedd serving"
     );
     let settings = ServeSettings { token: config.token };
-    server::serve(embedder, settings, grpc, http, shutdown_signal()).await?;
+    server::serve(embedder, settings, grpc, http, shutdown).await?;
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Listens for SIGINT and SIGTERM now (so a signal that comes right after the "serving" line is
+/// not lost to the default action) and resolves on the first of them.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => {
-                let _ = interrupt.await;
-                return;
-            }
-        };
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
+    #[cfg(unix)]
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for SIGINT")?;
+    Ok(async move {
+        #[cfg(unix)]
         tokio::select! {
-            _ = interrupt => {}
+            _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    let _ = interrupt.await;
-    tracing::info!("shutting down: finishing requests in flight");
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }

@@ -602,3 +602,28 @@ async fn the_binary_serves_on_auto_and_stops_cleanly_on_sigterm() {
         last_logs.join("\n")
     );
 }
+
+/// Regression: with stderr closed (a supervisor gone), logging the shutdown made tracing's own
+/// error report panic, and SIGTERM right after the "serving" line could kill the process before
+/// its handler was installed.
+#[test]
+fn the_binary_stops_cleanly_on_sigterm_with_stderr_closed() {
+    let mut child = binary(&["--provider", "cpu"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("embedd serving") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "embedd exited before serving");
+    }
+    drop(stderr);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+}
