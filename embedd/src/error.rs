@@ -23,6 +23,20 @@ pub enum EmbedError {
     /// The worker thread is gone (it panicked or was shut down).
     #[error("the embedding worker stopped")]
     WorkerGone,
+    /// The requested execution provider could not run the model.
+    #[error("execution provider {provider} is not usable: {reason}")]
+    Provider { provider: String, reason: String },
+    /// The lane's queue is full: the caller should retry later (or slow down).
+    #[error("the {lane} queue is full ({queued} of {capacity} tokens queued, {asked} more asked); retry later")]
+    Overloaded {
+        lane: &'static str,
+        queued: usize,
+        capacity: usize,
+        asked: usize,
+    },
+    /// The request itself is malformed.
+    #[error("invalid request: {0}")]
+    InvalidInput(String),
 }
 
 impl EmbedError {

@@ -7,20 +7,34 @@
 //! - [`runtime`]: finding and loading the ONNX Runtime shared library, once per process.
 //! - [`hub`]: fetching model files from the Hugging Face hub into the model cache.
 //! - [`model`]: one loaded model: tokenizer, session, pooling and normalisation.
-//! - [`batch`]: the pure policy that groups tokenized texts into length-bucketed batches.
-//! - [`local`]: a worker thread that owns the session behind a cloneable async handle.
+//! - [`provider`]: execution providers (CUDA, CoreML, DirectML, CPU) and `auto`.
+//! - [`batch`]: the pure policy: which lane goes next, which texts form its next batch.
+//! - [`local`]: the scheduler: queues per lane, a worker thread that owns the session, behind a
+//!   cloneable async handle. ragdownd uses it in-process; the server's transports share it.
+//! - [`metrics`]: Prometheus families the scheduler records.
+//! - The server: [`config`] (flags and environment, parsed once), [`grpc`] and [`http`] (thin
+//!   transports), [`server`] (`serve(embedder, settings, listeners, shutdown)`).
 //!
-//! It never reads the environment: callers pass a [`model::ModelSource`] and [`local::LocalOptions`].
+//! Only [`config`] reads the environment: the library takes a [`model::ModelSource`] and
+//! [`local::LocalOptions`].
 
 pub mod batch;
+pub mod config;
 pub mod error;
+pub mod grpc;
+pub mod http;
 pub mod hub;
 pub mod local;
+pub mod metrics;
 pub mod model;
+pub mod provider;
 pub mod registry;
 pub mod runtime;
+pub mod server;
 
+pub use batch::Lane;
 pub use error::EmbedError;
 pub use local::{LocalEmbedder, LocalOptions};
 pub use model::{Fingerprint, ModelSource, TextKind};
+pub use provider::Provider;
 pub use registry::{ModelSpec, Pooling};

@@ -1,27 +1,47 @@
-//! The in-process embedder: a worker thread that owns the model, behind a cloneable async handle.
+//! The scheduler: model workers that own the session, behind a cloneable async handle.
 //!
-//! Callers send a request (texts and their kind) over a channel and await the answer on a oneshot
-//! channel; the worker tokenizes, plans length-bucketed batches ([`crate::batch::plan`]), runs
-//! them and returns the vectors in the caller's order. Only this thread touches the session.
+//! Callers tokenize on their own task (or a blocking thread for big requests), then put their
+//! texts in one of two queues ([`Lane`]) and await the answer on a oneshot channel. A worker
+//! thread owns the [`Model`]; it takes the next batch with [`batch::next_lane`] and
+//! [`batch::pick`] (interactive first, one length bucket under the token budget), runs it and
+//! hands each vector back to its request. A full queue refuses new work instead of growing.
+//!
+//! This is both `ragdownd`'s in-process embedder and the core the `embedd` server's transports
+//! share. It must not know about transports: gRPC and HTTP map its errors at their edge.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::mpsc;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
 use crate::EmbedError;
-use crate::batch::{self, BatchLimits};
-use crate::model::{self, Fingerprint, Model, ModelSource, TextKind};
+use crate::batch::{self, BatchLimits, Bucketing, Lane};
+use crate::metrics::{Metrics, Outcome};
+use crate::model::{self, Encoder, Fingerprint, Model, ModelSource, TextKind};
+use crate::provider::Provider;
 use crate::registry::ModelSpec;
+use crate::runtime::RuntimeOptions;
 
-/// How the in-process embedder runs.
+/// How the embedder runs.
 #[derive(Debug, Clone)]
 pub struct LocalOptions {
     /// ONNX Runtime intra-op threads.
     pub threads: usize,
     /// Batch limits for the length-bucketing policy.
     pub limits: BatchLimits,
+    /// The execution provider; `auto` tries the GPU providers first and falls back to CPU.
+    pub provider: Provider,
+    /// Length buckets; `None` picks [`Bucketing::GPU`] or [`Bucketing::CPU`] by the provider
+    /// that really runs.
+    pub bucketing: Option<Bucketing>,
+    /// Most tokens one lane may hold queued. A request that would go past it is refused with
+    /// [`EmbedError::Overloaded`]; a request into an empty lane is always taken, however big.
+    pub max_queue_tokens: usize,
+    /// Start with the worker paused until [`LocalEmbedder::resume`], to fill the queues first
+    /// (tests use it to make lane order and backpressure deterministic).
+    pub start_paused: bool,
 }
 
 impl Default for LocalOptions {
@@ -29,6 +49,11 @@ impl Default for LocalOptions {
         Self {
             threads: default_threads(),
             limits: BatchLimits::default(),
+            provider: Provider::Cpu,
+            bucketing: None,
+            // About 11,000 runbook chunks of ~90 tokens per lane.
+            max_queue_tokens: 1 << 20,
+            start_paused: false,
         }
     }
 }
@@ -39,106 +64,485 @@ pub fn default_threads() -> usize {
     (cores / 2).max(1)
 }
 
-struct Job {
-    texts: Vec<String>,
-    kind: TextKind,
-    reply: oneshot::Sender<Result<Vec<Vec<f32>>, EmbedError>>,
+/// What runs the model and how: what the server's `Info` reports.
+#[derive(Debug, Clone)]
+pub struct EngineInfo {
+    pub fingerprint: Fingerprint,
+    /// The provider that really runs the model (never `auto`).
+    pub provider: Provider,
+    /// The provider asked for at start.
+    pub requested_provider: Provider,
+    pub threads: usize,
+    pub limits: BatchLimits,
+    pub bucketing: Bucketing,
+    pub max_queue_tokens: usize,
+}
+
+/// Where one request's time went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Tokenizing its texts.
+    pub tokenize: Duration,
+    /// From entering the queue to its first batch starting.
+    pub queue: Duration,
+    /// The batches that held its texts, in the model (whole batches, shared with others).
+    pub inference: Duration,
+}
+
+/// The answer to one request.
+#[derive(Debug, Clone, Default)]
+pub struct Embedded {
+    /// One unit-length vector per text, in request order.
+    pub vectors: Vec<Vec<f32>>,
+    /// Tokens of the texts, special tokens included, padding not.
+    pub tokens: usize,
+    pub timings: Timings,
+}
+
+/// How many tokens and texts wait in a lane.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Depth {
+    pub texts: usize,
+    pub tokens: usize,
 }
 
 /// A cloneable handle to a model running on its own thread.
 #[derive(Clone)]
 pub struct LocalEmbedder {
-    jobs: mpsc::Sender<Job>,
-    fingerprint: Arc<Fingerprint>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    encoder: Encoder,
+    info: EngineInfo,
     spec: &'static ModelSpec,
-    dir: Arc<PathBuf>,
+    dir: PathBuf,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The last handle is gone: the worker finishes and drops the model.
+        self.shared.lock().closed = true;
+        self.shared.ready.notify_all();
+    }
 }
 
 impl std::fmt::Debug for LocalEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalEmbedder")
-            .field("fingerprint", &self.fingerprint)
-            .finish()
+        f.debug_struct("LocalEmbedder").field("info", &self.inner.info).finish()
     }
 }
+
+/// Requests with at most this many texts are tokenized on the calling task; bigger ones on a
+/// blocking thread, so a bulk request never stalls the async runtime.
+const INLINE_TOKENIZE: usize = 8;
 
 impl LocalEmbedder {
     /// Finds (or downloads) `spec`'s files, loads the model and starts its worker thread.
     /// Blocking: call it from a blocking context.
     pub fn start(spec: &'static ModelSpec, source: &ModelSource, options: &LocalOptions) -> Result<Self, EmbedError> {
         let dir = model::resolve(spec, source)?;
-        let model = Model::load(spec, &dir, options.threads, &source.runtime)?;
-        let fingerprint = Arc::new(model.fingerprint().clone());
-        let (jobs, queue) = mpsc::channel::<Job>();
-        let limits = options.limits;
+        Self::start_from_dir(spec, &dir, &source.runtime, options)
+    }
+
+    /// Loads the model in `dir` and starts its worker thread. Blocking.
+    pub fn start_from_dir(
+        spec: &'static ModelSpec,
+        dir: &Path,
+        runtime: &RuntimeOptions,
+        options: &LocalOptions,
+    ) -> Result<Self, EmbedError> {
+        let threads = options.threads.max(1);
+        let (model, provider) = Model::load_best(spec, dir, threads, options.provider, runtime)?;
+        let bucketing = options.bucketing.unwrap_or(if provider.is_gpu() {
+            Bucketing::GPU
+        } else {
+            Bucketing::CPU
+        });
+        let info = EngineInfo {
+            fingerprint: model.fingerprint().clone(),
+            provider,
+            requested_provider: options.provider,
+            threads,
+            limits: options.limits,
+            bucketing,
+            max_queue_tokens: options.max_queue_tokens,
+        };
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                lanes: Default::default(),
+                closed: false,
+                paused: options.start_paused,
+                batches: 0,
+            }),
+            ready: Condvar::new(),
+            metrics: Metrics::new(),
+            limits: options.limits,
+            bucketing,
+            max_queue_tokens: options.max_queue_tokens,
+        });
+        for lane in Lane::ALL {
+            shared.metrics.queue(lane, 0, 0);
+        }
+        let encoder = model.encoder().clone();
+        let for_worker = Arc::clone(&shared);
         std::thread::Builder::new()
             .name(format!("embed-{}", spec.name))
-            .spawn(move || worker(model, queue, limits))
+            .spawn(move || worker(model, for_worker))
             .map_err(|e| EmbedError::Load {
                 name: spec.name.into(),
                 reason: format!("cannot start the worker thread: {e}"),
             })?;
-        tracing::info!(model = spec.name, threads = options.threads, dir = %dir.display(), "embedding model loaded");
+        tracing::info!(
+            model = spec.name,
+            %provider,
+            threads,
+            max_batch_tokens = options.limits.max_batch_tokens,
+            dir = %dir.display(),
+            "embedding model loaded"
+        );
         Ok(Self {
-            jobs,
-            fingerprint,
-            spec,
-            dir: Arc::new(dir),
+            inner: Arc::new(Inner {
+                shared,
+                encoder,
+                info,
+                spec,
+                dir: dir.to_path_buf(),
+            }),
         })
     }
 
     pub fn fingerprint(&self) -> &Fingerprint {
-        &self.fingerprint
+        &self.inner.info.fingerprint
     }
 
     pub fn spec(&self) -> &'static ModelSpec {
-        self.spec
+        self.inner.spec
     }
 
     /// The directory the model was loaded from.
-    pub fn dir(&self) -> &std::path::Path {
-        &self.dir
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
     }
 
-    /// Embeds `texts`, returning one unit-length vector per text in the same order.
+    /// The provider, threads and batch settings the model runs with.
+    pub fn info(&self) -> &EngineInfo {
+        &self.inner.info
+    }
+
+    /// The scheduler's metrics, for `/metrics`.
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.shared.metrics
+    }
+
+    /// What waits in each lane, indexed by [`Lane::index`].
+    pub fn depth(&self) -> [Depth; 2] {
+        let queue = self.inner.shared.lock();
+        queue.lanes.each_ref().map(|lane| Depth {
+            texts: lane.items.len(),
+            tokens: lane.tokens,
+        })
+    }
+
+    /// Batches run so far.
+    pub fn batches_run(&self) -> u64 {
+        self.inner.shared.lock().batches
+    }
+
+    /// Stops taking batches (those running finish); requests still queue up.
+    pub fn pause(&self) {
+        self.inner.shared.lock().paused = true;
+    }
+
+    /// Takes batches again after [`LocalEmbedder::pause`] or `start_paused`.
+    pub fn resume(&self) {
+        self.inner.shared.lock().paused = false;
+        self.inner.shared.ready.notify_all();
+    }
+
+    /// Embeds `texts`, returning one unit-length vector per text in the same order. Queries go
+    /// in the interactive lane, documents in the bulk lane.
     pub async fn embed(&self, texts: Vec<String>, kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let lane = match kind {
+            TextKind::Query => Lane::Interactive,
+            TextKind::Document => Lane::Bulk,
+        };
+        Ok(self.embed_in(texts, kind, lane).await?.vectors)
+    }
+
+    /// Embeds `texts` in `lane`, with the token count and where the time went.
+    pub async fn embed_in(&self, texts: Vec<String>, kind: TextKind, lane: Lane) -> Result<Embedded, EmbedError> {
         if texts.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Embedded::default());
         }
+        let started = Instant::now();
+        let encoder = self.inner.encoder.clone();
+        let tokens = if texts.len() <= INLINE_TOKENIZE {
+            tokenize_all(&encoder, &texts, kind)?
+        } else {
+            tokio::task::spawn_blocking(move || tokenize_all(&encoder, &texts, kind))
+                .await
+                .map_err(|e| EmbedError::Inference(format!("tokenizing failed: {e}")))??
+        };
         let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send(Job { texts, kind, reply })
-            .map_err(|_| EmbedError::WorkerGone)?;
+        self.inner.shared.enqueue(tokens, lane, started.elapsed(), reply)?;
         answer.await.map_err(|_| EmbedError::WorkerGone)?
     }
 }
 
-fn worker(mut model: Model, queue: mpsc::Receiver<Job>, limits: BatchLimits) {
-    while let Ok(job) = queue.recv() {
-        let result = embed_all(&mut model, &job.texts, job.kind, limits);
-        // The caller may have given up waiting; nothing to do then.
-        let _ = job.reply.send(result);
+fn tokenize_all(encoder: &Encoder, texts: &[String], kind: TextKind) -> Result<Vec<Vec<u32>>, EmbedError> {
+    texts.iter().map(|text| encoder.tokenize(text, kind)).collect()
+}
+
+/// One text waiting for its batch.
+struct Pending {
+    tokens: Vec<u32>,
+    request: Arc<Request>,
+    /// Its position in the request.
+    slot: usize,
+}
+
+/// One caller's request while its texts are queued or running.
+struct Request {
+    lane: Lane,
+    submitted: Instant,
+    tokenize: Duration,
+    tokens: usize,
+    state: Mutex<RequestState>,
+}
+
+impl Request {
+    /// Whether someone still waits for the answer.
+    fn is_waiting(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.reply.as_ref().is_some_and(|reply| !reply.is_closed())
     }
 }
 
-fn embed_all(
-    model: &mut Model,
-    texts: &[String],
-    kind: TextKind,
+struct RequestState {
+    vectors: Vec<Vec<f32>>,
+    remaining: usize,
+    first_batch: Option<Instant>,
+    inference: Duration,
+    /// The last batch counted into `inference`, so a batch holding several of its texts counts once.
+    last_batch: u64,
+    /// Taken when the answer (or an error) is sent.
+    reply: Option<oneshot::Sender<Result<Embedded, EmbedError>>>,
+}
+
+#[derive(Default)]
+struct LaneQueue {
+    items: VecDeque<Pending>,
+    tokens: usize,
+}
+
+struct Queue {
+    lanes: [LaneQueue; 2],
+    closed: bool,
+    paused: bool,
+    /// Batches run so far, which also numbers them.
+    batches: u64,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    metrics: Metrics,
     limits: BatchLimits,
-) -> Result<Vec<Vec<f32>>, EmbedError> {
-    let tokens: Vec<Vec<u32>> = texts
-        .iter()
-        .map(|text| model.tokenize(text, kind))
-        .collect::<Result<_, _>>()?;
-    let lengths: Vec<usize> = tokens.iter().map(Vec::len).collect();
-    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-    for batch in batch::plan(&lengths, limits) {
-        let rows: Vec<&[u32]> = batch.iter().map(|&i| tokens[i].as_slice()).collect();
-        let vectors = model.run(&rows)?;
-        for (index, vector) in batch.into_iter().zip(vectors) {
-            out[index] = vector;
+    bucketing: Bucketing,
+    max_queue_tokens: usize,
+}
+
+/// How far back in a lane the policy looks for texts of the head's bucket.
+const WINDOW: usize = 1024;
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.queue.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn enqueue(
+        &self,
+        tokens: Vec<Vec<u32>>,
+        lane: Lane,
+        tokenize: Duration,
+        reply: oneshot::Sender<Result<Embedded, EmbedError>>,
+    ) -> Result<(), EmbedError> {
+        let asked: usize = tokens.iter().map(Vec::len).sum();
+        let count = tokens.len();
+        let request = Arc::new(Request {
+            lane,
+            submitted: Instant::now(),
+            tokenize,
+            tokens: asked,
+            state: Mutex::new(RequestState {
+                vectors: vec![Vec::new(); count],
+                remaining: count,
+                first_batch: None,
+                inference: Duration::ZERO,
+                last_batch: u64::MAX,
+                reply: Some(reply),
+            }),
+        });
+        // Shortest first, so the texts of one big request fill whole buckets in turn.
+        let mut items: Vec<(usize, Vec<u32>)> = tokens.into_iter().enumerate().collect();
+        items.sort_by_key(|(_, ids)| ids.len());
+
+        let mut queue = self.lock();
+        if queue.closed {
+            return Err(EmbedError::WorkerGone);
+        }
+        let waiting = &mut queue.lanes[lane.index()];
+        if waiting.tokens > 0 && waiting.tokens + asked > self.max_queue_tokens {
+            let queued = waiting.tokens;
+            drop(queue);
+            self.metrics.request(lane, Outcome::rejected, None);
+            return Err(EmbedError::Overloaded {
+                lane: lane.as_str(),
+                queued,
+                capacity: self.max_queue_tokens,
+                asked,
+            });
+        }
+        for (slot, ids) in items {
+            waiting.items.push_back(Pending {
+                tokens: ids,
+                request: Arc::clone(&request),
+                slot,
+            });
+        }
+        waiting.tokens += asked;
+        self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
+        drop(queue);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    /// Blocks until there is a batch to run; `None` once the last handle is gone.
+    fn next_batch(&self) -> Option<(u64, Lane, Vec<Pending>)> {
+        let mut queue = self.lock();
+        loop {
+            if queue.closed {
+                return None;
+            }
+            let next = batch::next_lane(queue.lanes[0].items.len(), queue.lanes[1].items.len());
+            if let (false, Some(lane)) = (queue.paused, next) {
+                let waiting = &mut queue.lanes[lane.index()];
+                let lengths: Vec<usize> = waiting.items.iter().take(WINDOW).map(|p| p.tokens.len()).collect();
+                let positions = batch::pick(&lengths, self.limits, self.bucketing);
+                let mut taken: Vec<Pending> = positions
+                    .iter()
+                    .rev()
+                    .filter_map(|&position| waiting.items.remove(position))
+                    .collect();
+                taken.reverse();
+                waiting.tokens -= taken.iter().map(|p| p.tokens.len()).sum::<usize>();
+                self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
+                // Texts whose caller went away (or whose request already failed) are dropped
+                // here, when picked, rather than searched for on every batch.
+                taken.retain(|pending| pending.request.is_waiting());
+                if taken.is_empty() {
+                    continue;
+                }
+                queue.batches += 1;
+                return Some((queue.batches, lane, taken));
+            }
+            queue = self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner());
         }
     }
-    Ok(out)
+
+    /// Hands a batch's vectors (or its error) to the requests its texts came from.
+    fn finish(
+        &self,
+        number: u64,
+        items: Vec<Pending>,
+        result: Result<Vec<Vec<f32>>, EmbedError>,
+        started: Instant,
+        elapsed: Duration,
+    ) {
+        let vectors = match result {
+            Ok(vectors) => vectors,
+            Err(err) => {
+                let reason = err.to_string();
+                for item in items {
+                    let mut state = item.request.state.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(reply) = state.reply.take() {
+                        self.metrics.request(item.request.lane, Outcome::error, None);
+                        let _ = reply.send(Err(EmbedError::Inference(reason.clone())));
+                    }
+                }
+                return;
+            }
+        };
+        for (item, vector) in items.into_iter().zip(vectors) {
+            let request = &item.request;
+            let mut state = request.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.first_batch.get_or_insert(started);
+            if state.last_batch != number {
+                state.last_batch = number;
+                state.inference += elapsed;
+            }
+            state.vectors[item.slot] = vector;
+            state.remaining -= 1;
+            if state.remaining > 0 {
+                continue;
+            }
+            let Some(reply) = state.reply.take() else {
+                continue; // an earlier batch of this request failed and answered already
+            };
+            let answer = Embedded {
+                vectors: std::mem::take(&mut state.vectors),
+                tokens: request.tokens,
+                timings: Timings {
+                    tokenize: request.tokenize,
+                    queue: state
+                        .first_batch
+                        .map(|first| first.saturating_duration_since(request.submitted))
+                        .unwrap_or_default(),
+                    inference: state.inference,
+                },
+            };
+            self.metrics.request(
+                request.lane,
+                Outcome::ok,
+                Some(request.submitted.elapsed().as_secs_f64()),
+            );
+            // The caller may have given up waiting; nothing to do then.
+            let _ = reply.send(Ok(answer));
+        }
+    }
+}
+
+/// Drops every queued text if the worker dies, so callers get [`EmbedError::WorkerGone`]
+/// instead of waiting forever.
+struct CloseOnExit(Arc<Shared>);
+
+impl Drop for CloseOnExit {
+    fn drop(&mut self) {
+        let mut queue = self.0.lock();
+        queue.closed = true;
+        for lane in &mut queue.lanes {
+            lane.items.clear();
+            lane.tokens = 0;
+        }
+    }
+}
+
+fn worker(mut model: Model, shared: Arc<Shared>) {
+    let _close = CloseOnExit(Arc::clone(&shared));
+    while let Some((number, lane, items)) = shared.next_batch() {
+        let longest = items.iter().map(|p| p.tokens.len()).max().unwrap_or(0);
+        let width = shared.bucketing.pad_width(longest);
+        let real: usize = items.iter().map(|p| p.tokens.len()).sum();
+        let rows: Vec<&[u32]> = items.iter().map(|p| p.tokens.as_slice()).collect();
+        let started = Instant::now();
+        let result = model.run_padded(&rows, width);
+        let elapsed = started.elapsed();
+        shared
+            .metrics
+            .batch(lane, items.len(), real, width, elapsed.as_secs_f64());
+        shared.finish(number, items, result, started, elapsed);
+    }
 }

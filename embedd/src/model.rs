@@ -1,7 +1,8 @@
 //! One loaded model: its tokenizer, its ONNX session, pooling and L2 normalisation.
 //!
 //! A [`Model`] is not shared between threads: `Session::run` needs `&mut self`, so the worker
-//! that owns it is the only caller (see [`crate::local`]).
+//! that owns it is the only caller (see [`crate::local`]). Its [`Encoder`] (the tokenizer) is
+//! cloneable and thread-safe, so callers tokenize on their own threads.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::EmbedError;
 use crate::hub::{ONNX_FILE, TOKENIZER_FILE};
+use crate::provider::Provider;
 use crate::registry::{self, ModelSpec, Pooling};
 use crate::runtime::{self, RuntimeOptions};
 
@@ -92,10 +94,136 @@ fn is_complete(dir: &Path) -> bool {
     dir.join(ONNX_FILE).is_file() && dir.join(TOKENIZER_FILE).is_file()
 }
 
+/// The file in a model directory that describes a model the registry does not know.
+pub const DESCRIPTION_FILE: &str = "embedd.json";
+
+/// What `embedd.json` says about a model directory the registry does not know.
+#[derive(Debug, serde::Deserialize)]
+struct Description {
+    name: String,
+    pooling: String,
+    dim: usize,
+    max_tokens: usize,
+    #[serde(default)]
+    query_prefix: String,
+    #[serde(default)]
+    document_prefix: String,
+}
+
+/// The spec of a model given as a directory: its `embedd.json` when present, else the known
+/// model the directory is named after (`.../models/minilm`).
+///
+/// A description is leaked into a `&'static ModelSpec`: a process loads one model, once.
+pub fn spec_for_dir(dir: &Path) -> Result<&'static ModelSpec, EmbedError> {
+    let load_err = |reason: String| EmbedError::Load {
+        name: dir.display().to_string(),
+        reason,
+    };
+    if !is_complete(dir) {
+        return Err(load_err(format!(
+            "the directory must hold {ONNX_FILE} and {TOKENIZER_FILE}"
+        )));
+    }
+    let description = dir.join(DESCRIPTION_FILE);
+    if description.is_file() {
+        let text =
+            std::fs::read_to_string(&description).map_err(|e| load_err(format!("{}: {e}", description.display())))?;
+        let d: Description =
+            serde_json::from_str(&text).map_err(|e| load_err(format!("{}: {e}", description.display())))?;
+        let pooling = match d.pooling.as_str() {
+            "mean" => Pooling::Mean,
+            "cls" => Pooling::Cls,
+            other => {
+                return Err(load_err(format!(
+                    "{}: pooling {other:?} is not mean or cls",
+                    description.display()
+                )));
+            }
+        };
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let name = leak(d.name);
+        return Ok(Box::leak(Box::new(ModelSpec {
+            name,
+            index_name: name,
+            hf_repo: "",
+            hf_onnx_file: "",
+            pooling,
+            query_prefix: leak(d.query_prefix),
+            document_prefix: leak(d.document_prefix),
+            max_tokens: d.max_tokens,
+            dim: d.dim,
+            min_score: None,
+            unrelated_score: None,
+            min_ratio: None,
+        })));
+    }
+    let named = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    registry::find(named).ok_or_else(|| {
+        load_err(format!(
+            "{DESCRIPTION_FILE} is missing and the directory is not named after a known model ({})",
+            registry::known_names()
+        ))
+    })
+}
+
+/// A model's tokenizer with its prefixes and truncation: cheap to clone, safe to share.
+#[derive(Clone)]
+pub struct Encoder {
+    spec: &'static ModelSpec,
+    tokenizer: std::sync::Arc<Tokenizer>,
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder").field("model", &self.spec.name).finish()
+    }
+}
+
+impl Encoder {
+    /// Loads `tokenizer.json` from a model directory, with padding off (batches are padded per
+    /// bucket) and truncation at the model's limit.
+    pub fn load(spec: &'static ModelSpec, dir: &Path) -> Result<Self, EmbedError> {
+        let load_err = |reason: String| EmbedError::Load {
+            name: spec.name.into(),
+            reason,
+        };
+        let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER_FILE))
+            .map_err(|e| load_err(format!("{}: {e}", dir.join(TOKENIZER_FILE).display())))?;
+        // Shipped tokenizer.json files pin padding and truncation (minilm: fixed 128); batches
+        // are padded here, per bucket, and truncation follows the model's own limit.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: spec.max_tokens,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| load_err(e.to_string()))?;
+        Ok(Self {
+            spec,
+            tokenizer: std::sync::Arc::new(tokenizer),
+        })
+    }
+
+    /// Token ids of `text`, prefixed for its kind and truncated to the model's limit.
+    pub fn tokenize(&self, text: &str, kind: TextKind) -> Result<Vec<u32>, EmbedError> {
+        let prefix = match kind {
+            TextKind::Query => self.spec.query_prefix,
+            TextKind::Document => self.spec.document_prefix,
+        };
+        let encoding = if prefix.is_empty() {
+            self.tokenizer.encode(text, true)
+        } else {
+            self.tokenizer.encode(format!("{prefix}{text}"), true)
+        }
+        .map_err(EmbedError::inference)?;
+        Ok(encoding.get_ids().to_vec())
+    }
+}
+
 /// A model ready to embed, owned by one thread.
 pub struct Model {
     spec: &'static ModelSpec,
-    tokenizer: Tokenizer,
+    encoder: Encoder,
     session: Session,
     /// BERT-style models take `token_type_ids`; ModernBERT and Gemma do not.
     wants_token_types: bool,
@@ -109,42 +237,93 @@ impl std::fmt::Debug for Model {
 }
 
 impl Model {
-    /// Loads a model's files from `dir` with `threads` intra-op threads.
+    /// Loads a model's files from `dir` with `threads` intra-op threads, on the CPU.
     pub fn load(
         spec: &'static ModelSpec,
         dir: &Path,
         threads: usize,
         runtime_options: &RuntimeOptions,
     ) -> Result<Self, EmbedError> {
+        Self::load_on(spec, dir, threads, Provider::Cpu, runtime_options)
+    }
+
+    /// Loads a model on `provider` (`auto` tries each in [`Provider::auto_order`] and falls back
+    /// to CPU, saying why). Returns the model and the provider that really runs it.
+    pub fn load_best(
+        spec: &'static ModelSpec,
+        dir: &Path,
+        threads: usize,
+        provider: Provider,
+        runtime_options: &RuntimeOptions,
+    ) -> Result<(Self, Provider), EmbedError> {
+        if provider != Provider::Auto {
+            return Ok((Self::load_on(spec, dir, threads, provider, runtime_options)?, provider));
+        }
+        let mut refused = Vec::new();
+        for candidate in Provider::auto_order() {
+            match Self::load_on(spec, dir, threads, candidate, runtime_options) {
+                Ok(model) => {
+                    if !refused.is_empty() {
+                        tracing::warn!(
+                            provider = %candidate,
+                            "auto: falling back to {candidate}; not usable: {}",
+                            refused.join("; ")
+                        );
+                    }
+                    return Ok((model, candidate));
+                }
+                Err(err @ EmbedError::Provider { .. }) => refused.push(err.to_string()),
+                Err(err) => return Err(err),
+            }
+        }
+        Err(EmbedError::Provider {
+            provider: "auto".into(),
+            reason: refused.join("; "),
+        })
+    }
+
+    /// Loads a model on one concrete provider. The provider counts only once a session was
+    /// created on it and a warm-up batch ran; any failure on the way is a [`EmbedError::Provider`]
+    /// with ONNX Runtime's reason.
+    pub fn load_on(
+        spec: &'static ModelSpec,
+        dir: &Path,
+        threads: usize,
+        provider: Provider,
+        runtime_options: &RuntimeOptions,
+    ) -> Result<Self, EmbedError> {
         let load_err = |reason: String| EmbedError::Load {
             name: spec.name.into(),
             reason,
+        };
+        let provider_err = |reason: String| EmbedError::Provider {
+            provider: provider.to_string(),
+            reason: if provider.hint().is_empty() {
+                reason
+            } else {
+                format!("{reason} ({})", provider.hint())
+            },
         };
         let environment = runtime::ensure_loaded(runtime_options)?;
         let onnx = dir.join(ONNX_FILE);
         let weights = std::fs::read(&onnx).map_err(|e| load_err(format!("{}: {e}", onnx.display())))?;
         let weights_sha256 = hex::encode(Sha256::digest(&weights));
+        let encoder = Encoder::load(spec, dir)?;
 
-        let mut tokenizer = Tokenizer::from_file(dir.join(TOKENIZER_FILE))
-            .map_err(|e| load_err(format!("{}: {e}", dir.join(TOKENIZER_FILE).display())))?;
-        // Shipped tokenizer.json files pin padding and truncation (minilm: fixed 128); batches
-        // are padded here, per bucket, and truncation follows the model's own limit.
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: spec.max_tokens,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| load_err(e.to_string()))?;
-
-        let session = Session::builder(environment)
+        let mut builder = Session::builder(environment)
             .map_err(|e| load_err(e.to_string()))?
             .with_intra_threads(threads.max(1))
             .map_err(|e| load_err(e.to_string()))?
             .with_inter_threads(1)
-            .map_err(|e| load_err(e.to_string()))?
-            .commit_from_memory(&weights)
             .map_err(|e| load_err(e.to_string()))?;
+        provider.register(&mut builder).map_err(provider_err)?;
+        let session = builder.commit_from_memory(&weights).map_err(|e| {
+            if provider == Provider::Cpu {
+                load_err(e.to_string())
+            } else {
+                provider_err(e.to_string())
+            }
+        })?;
         let input_names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         for required in ["input_ids", "attention_mask"] {
             if !input_names.contains(&required) {
@@ -164,13 +343,30 @@ impl Model {
             max_tokens: spec.max_tokens,
             weights_sha256,
         };
-        Ok(Self {
+        let mut model = Self {
             spec,
-            tokenizer,
+            encoder,
             session,
             wants_token_types,
             fingerprint,
-        })
+        };
+        let warm_up = model.encoder.tokenize("warm-up", TextKind::Document)?;
+        let vectors = model.run(&[&warm_up]).map_err(|e| {
+            if provider == Provider::Cpu {
+                e
+            } else {
+                provider_err(format!("the warm-up batch failed: {e}"))
+            }
+        })?;
+        if vectors.first().map(Vec::len) != Some(spec.dim) {
+            return Err(load_err(format!(
+                "the model gives vectors of {:?} dimensions, the spec says {}",
+                vectors.first().map(Vec::len),
+                spec.dim
+            )));
+        }
+        tracing::info!(model = spec.name, %provider, threads, "execution provider active (warm-up batch ran)");
+        Ok(model)
     }
 
     pub fn spec(&self) -> &'static ModelSpec {
@@ -181,28 +377,29 @@ impl Model {
         &self.fingerprint
     }
 
+    /// The model's tokenizer, to tokenize on other threads.
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
     /// Token ids of `text`, prefixed for its kind and truncated to the model's limit.
     pub fn tokenize(&self, text: &str, kind: TextKind) -> Result<Vec<u32>, EmbedError> {
-        let prefix = match kind {
-            TextKind::Query => self.spec.query_prefix,
-            TextKind::Document => self.spec.document_prefix,
-        };
-        let encoding = if prefix.is_empty() {
-            self.tokenizer.encode(text, true)
-        } else {
-            self.tokenizer.encode(format!("{prefix}{text}"), true)
-        }
-        .map_err(EmbedError::inference)?;
-        Ok(encoding.get_ids().to_vec())
+        self.encoder.tokenize(text, kind)
     }
 
     /// Embeds one batch of tokenized texts, padded to the longest of them.
     pub fn run(&mut self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.run_padded(batch, 0)
+    }
+
+    /// Embeds one batch padded to `width` tokens, or to its longest text when that is longer
+    /// (GPU providers pad to a bucket so they see few distinct shapes).
+    pub fn run_padded(&mut self, batch: &[&[u32]], width: usize) -> Result<Vec<Vec<f32>>, EmbedError> {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
         let rows = batch.len();
-        let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0).max(1);
+        let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0).max(width).max(1);
         let mut ids = vec![0i64; rows * width];
         let mut mask = vec![0i64; rows * width];
         for (row, tokens) in batch.iter().enumerate() {

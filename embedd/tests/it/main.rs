@@ -6,3 +6,5 @@
 
 mod hub;
 mod minilm;
+mod scheduler;
+mod server;

@@ -112,7 +112,11 @@ impl Worker {
         while std::net::TcpStream::connect(("127.0.0.1", self.grpc)).is_err()
             || std::net::TcpStream::connect(("127.0.0.1", self.http)).is_err()
         {
-            assert!(Instant::now() < deadline, "embedd ({}) did not listen in time", self.model);
+            assert!(
+                Instant::now() < deadline,
+                "embedd ({}) did not listen in time",
+                self.model
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -154,7 +158,12 @@ fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 
 fn texts(count: usize) -> Vec<String> {
     (0..count)
-        .map(|i| format!("Runbook step {i}: restore the replica {} times, then check pg_stat_archiver.", i % 7))
+        .map(|i| {
+            format!(
+                "Runbook step {i}: restore the replica {} times, then check pg_stat_archiver.",
+                i % 7
+            )
+        })
         .collect()
 }
 
@@ -188,7 +197,9 @@ async fn workers_give_the_in_process_vectors_and_share_the_index_fingerprint() {
 
     // More texts than one part, so both workers answer some of them.
     let batch = texts(150);
-    let from_workers = Embedder::embed(&remote, batch.clone(), TextKind::Document).await.unwrap();
+    let from_workers = Embedder::embed(&remote, batch.clone(), TextKind::Document)
+        .await
+        .unwrap();
     let in_process = Embedder::embed(&local, batch, TextKind::Document).await.unwrap();
     assert!(max_diff(&from_workers, &in_process) < 1e-4);
     for vector in &from_workers {
@@ -207,40 +218,53 @@ async fn a_worker_killed_mid_index_loses_nothing_and_the_cpu_takes_over_until_on
         .unwrap();
     let docs = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let files = 80;
+    let files = 160;
     for i in 0..files {
         let body: String = (0..3)
             .map(|s| format!("## Step {s}\n\nOn host db-{i} run pg_basebackup then verify checksum {i}-{s}.\n\n"))
             .collect();
-        write(docs.path(), &format!("runbooks/r{i:03}.md"), &format!("# Runbook {i}\n\n{body}"));
+        write(
+            docs.path(),
+            &format!("runbooks/r{i:03}.md"),
+            &format!("# Runbook {i}\n\n{body}"),
+        );
     }
     let engine = open_engine(docs.path(), data.path(), Arc::new(remote.clone())).await;
 
-    // Kill one worker as soon as the first chunks are in.
+    // Kill one worker while the index is being built.
     let watcher = {
         let engine = engine.clone();
         tokio::spawn(async move {
             let deadline = Instant::now() + Duration::from_secs(60);
-            while engine.indexer.progress().chunks_done == 0 && Instant::now() < deadline {
+            while !engine.indexer.progress().running && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
+            tokio::time::sleep(Duration::from_millis(300)).await;
             first.kill();
-            first
+            let progress = engine.indexer.progress();
+            (first, progress.running && progress.files_done < progress.files_total)
         })
     };
     let report = engine.sync(false).await.unwrap();
-    let mut first = watcher.await.unwrap();
+    let (mut first, killed_mid_index) = watcher.await.unwrap();
+    assert!(
+        killed_mid_index,
+        "the worker died after the index was done: make the corpus larger"
+    );
     assert_eq!(report.added, files);
-    let chunks = engine.store().count().await.unwrap();
     let per_file = engine.store().files().await.unwrap();
     assert_eq!(per_file.len(), files);
     assert!(per_file.values().all(|f| f.chunks == 3), "a file lost chunks");
-    assert_eq!(chunks, files * 3);
-    assert_eq!(remote.workers_up(), 1);
+    assert_eq!(engine.store().count().await.unwrap(), files * 3);
+    assert_eq!(remote.workers_up(), 1, "the killed worker is still counted in");
 
     // Every worker gone: the in-process model embeds, with the same vectors.
     second.kill();
-    write(docs.path(), "runbooks/late.md", "# Late\n\nWritten while every worker was down.\n");
+    write(
+        docs.path(),
+        "runbooks/late.md",
+        "# Late\n\nWritten while every worker was down.\n",
+    );
     let report = engine.sync(false).await.unwrap();
     assert_eq!(report.added, 1);
     let local = local("minilm");
@@ -272,8 +296,12 @@ async fn a_worker_serving_another_model_is_refused() {
     assert_eq!(remote.expected().index_name, "all-MiniLM-L6-v2-q8");
     // Its vectors never reach the index: the in-process int8 model answers instead.
     let probe = texts(2);
-    let got = Embedder::embed(&remote, probe.clone(), TextKind::Document).await.unwrap();
-    let want = Embedder::embed(&local("minilm"), probe, TextKind::Document).await.unwrap();
+    let got = Embedder::embed(&remote, probe.clone(), TextKind::Document)
+        .await
+        .unwrap();
+    let want = Embedder::embed(&local("minilm"), probe, TextKind::Document)
+        .await
+        .unwrap();
     assert!(max_diff(&got, &want) < 1e-4);
 
     // Left to choose, ragdownd takes the workers' model; an index built with another is rebuilt
@@ -305,7 +333,9 @@ async fn openai_embedder_against_embedds_openai_endpoint() {
     // More than one request's worth (64 texts), answered in order.
     let batch = texts(70);
     let got = embedder.embed(batch.clone(), TextKind::Document).await.unwrap();
-    let want = Embedder::embed(&local("minilm"), batch, TextKind::Document).await.unwrap();
+    let want = Embedder::embed(&local("minilm"), batch, TextKind::Document)
+        .await
+        .unwrap();
     assert!(max_diff(&got, &want) < 1e-4);
 
     // A wrong endpoint is a clear error at start, not later.

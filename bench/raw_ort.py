@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""The physical limit embedd is measured against: raw Python ONNX Runtime on the same model,
+texts and threads, in length-sorted batches of 8 (the best batching measured on our CPUs).
+
+    python bench/raw_ort.py --chunks chunks.json --model-dir ~/.cache/ragdown/models/minilm --threads 2
+
+chunks.json is a JSON array of strings (`embedd-load --dump-chunks chunks.json` writes the runbook
+corpus's 210 chunks as ragdownd embeds them). Prints one JSON line per corpus: the 210 chunks and
+--large copies of them (10,000 by default). Mean pooling and L2 normalisation are included, as
+embedd does them.
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", required=True)
+    parser.add_argument("--model-dir", required=True)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--large", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--provider", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--label", default="")
+    args = parser.parse_args()
+
+    texts = json.load(open(args.chunks))
+    tokenizer = Tokenizer.from_file(os.path.join(args.model_dir, "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=args.max_length)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if args.provider == "cuda" else ["CPUExecutionProvider"]
+    session = ort.InferenceSession(os.path.join(args.model_dir, "model.onnx"), options, providers=providers)
+    inputs = {i.name for i in session.get_inputs()}
+
+    def embed(batch):
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feed)[0]
+        summed = (hidden * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+    embed([tokenizer.encode("warm-up").ids])
+    for name, corpus in (("raw-ort-runbooks-210", texts), ("raw-ort-runbooks-10k", (texts * (args.large // len(texts) + 1))[: args.large])):
+        best = None
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            encoded = [e.ids for e in tokenizer.encode_batch(corpus)]
+            order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+            real = computed = 0
+            for start in range(0, len(order), args.batch):
+                batch = [encoded[i] for i in order[start : start + args.batch]]
+                embed(batch)
+                real += sum(len(b) for b in batch)
+                computed += max(len(b) for b in batch) * len(batch)
+            seconds = time.perf_counter() - started
+            if best is None or seconds < best[0]:
+                best = (seconds, real, computed)
+        seconds, real, computed = best
+        print(json.dumps({
+            "workload": name,
+            "label": args.label,
+            "provider": session.get_providers()[0],
+            "onnxruntime": ort.__version__,
+            "threads": args.threads,
+            "batch": args.batch,
+            "chunks": len(corpus),
+            "tokens": real,
+            "runs": args.runs,
+            "best_seconds": round(seconds, 3),
+            "chunks_per_s": round(len(corpus) / seconds, 1),
+            "tokens_per_s": round(real / seconds),
+            "padding_share": round((computed - real) / computed, 4),
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        }), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+//! The embedd server: gRPC (with reflection) and HTTP over one scheduler, until shutdown.
+//!
+//! [`serve`] takes listeners that are already bound, so tests run the real server in-process on
+//! `127.0.0.1:0`; `main` binds the configured addresses and passes SIGINT/SIGTERM as `shutdown`.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use proto::embedd_v1::embedder_server::EmbedderServer;
+use subtle::ConstantTimeEq;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::grpc::EmbedService;
+use crate::local::LocalEmbedder;
+
+/// Largest gRPC request accepted: a bulk request of a few thousand long chunks.
+const MAX_REQUEST_BYTES: usize = 64 << 20;
+
+/// What the transports need beyond the embedder.
+#[derive(Debug, Clone, Default)]
+pub struct ServeSettings {
+    /// The bearer token every request must carry; `None` serves without one.
+    pub token: Option<String>,
+}
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("gRPC server: {0}")]
+    Grpc(#[from] tonic::transport::Error),
+    #[error("HTTP server: {0}")]
+    Http(#[from] std::io::Error),
+    #[error("gRPC reflection: {0}")]
+    Reflection(String),
+}
+
+/// Whether an `authorization` header value carries the expected bearer token. Constant-time in
+/// the token's bytes; with no token expected, everything passes.
+pub fn authorized(expected: Option<&str>, header: Option<&[u8]>) -> bool {
+    let Some(expected) = expected else {
+        return true;
+    };
+    let Some(given) = header.and_then(|h| h.strip_prefix(b"Bearer ")) else {
+        return false;
+    };
+    bool::from(given.ct_eq(expected.as_bytes()))
+}
+
+/// Serves gRPC on `grpc` and HTTP on `http` until `shutdown` resolves, then lets requests in
+/// flight finish.
+pub async fn serve(
+    embedder: LocalEmbedder,
+    settings: ServeSettings,
+    grpc: TcpListener,
+    http: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let token: Option<Arc<str>> = settings.token.filter(|t| !t.is_empty()).map(Arc::from);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop.send(true);
+    });
+    let signal = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
+
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+    let grpc_token = token.clone();
+    let service = tonic::service::interceptor::InterceptedService::new(
+        EmbedderServer::new(EmbedService::new(embedder.clone())).max_decoding_message_size(MAX_REQUEST_BYTES),
+        move |request: tonic::Request<()>| {
+            let given = request.metadata().get("authorization").map(|v| v.as_bytes());
+            if authorized(grpc_token.as_deref(), given) {
+                Ok(request)
+            } else {
+                Err(tonic::Status::unauthenticated(
+                    "missing or wrong bearer token: send metadata authorization: Bearer <EMBEDD_TOKEN>",
+                ))
+            }
+        },
+    );
+    let grpc_server = tonic::transport::Server::builder()
+        .add_service(reflection)
+        .add_service(service)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(grpc), signal(stopped.clone()));
+
+    let app = crate::http::router(embedder, token);
+    let http_server = axum::serve(http, app).with_graceful_shutdown(signal(stopped));
+
+    let (grpc_result, http_result) = tokio::join!(grpc_server, async { http_server.await });
+    grpc_result?;
+    http_result?;
+    tracing::info!("embedd stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::authorized;
+
+    #[test]
+    fn only_the_exact_bearer_token_passes() {
+        assert!(authorized(None, None));
+        assert!(authorized(Some("s3cret"), Some(b"Bearer s3cret")));
+        assert!(!authorized(Some("s3cret"), None));
+        assert!(!authorized(Some("s3cret"), Some(b"Bearer s3cre")));
+        assert!(!authorized(Some("s3cret"), Some(b"Bearer s3cretx")));
+        assert!(!authorized(Some("s3cret"), Some(b"s3cret")));
+        assert!(!authorized(Some("s3cret"), Some(b"Basic s3cret")));
+    }
+}
