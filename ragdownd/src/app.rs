@@ -20,6 +20,7 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
             text_limit: config.text_limit,
             read_only: config.read_only,
             notes_dir: config.notes_dir.clone(),
+            search: config.search,
             hook: config.hook,
         },
         ToolFilter {
@@ -87,6 +88,8 @@ pub async fn run_serve(
             "embedder": config.embedder.name,
             "watch": config.watch,
             "text_limit": config.text_limit,
+            "max_per_document": config.search.max_per_document,
+            "follow_links": config.search.follow_links,
         }),
         load_error: OnceLock::new(),
     });

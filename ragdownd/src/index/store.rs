@@ -18,7 +18,9 @@ use lancedb::arrow::arrow_array::{
 };
 use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lancedb::index::Index;
-use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::scalar::{
+    BooleanQuery, FtsIndexBuilder, FtsQuery, FullTextSearchQuery, MatchQuery, Occur, PhraseQuery,
+};
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::OptimizeAction;
 use lancedb::{DistanceType, Table};
@@ -90,6 +92,13 @@ impl Candidate {
 /// Superseded path -> the documents that name it in `supersedes`, sorted.
 pub type Superseded = HashMap<String, Vec<String>>;
 
+/// A document's path and front-matter aliases: what wikilinks and the alias boost resolve against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentNames {
+    pub path: String,
+    pub aliases: Vec<String>,
+}
+
 /// What a search returns for one chunk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
@@ -149,6 +158,8 @@ pub struct Store {
     dim: usize,
     /// Superseded path -> the documents that supersede it, cached until the next write.
     superseded: Mutex<Option<Arc<Superseded>>>,
+    /// Every document's path and aliases, sorted by path, cached until the next write.
+    names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
     /// Whether the full-text index exists (checked once, then known).
     has_fts: AtomicBool,
 }
@@ -205,6 +216,7 @@ impl Store {
             table,
             dim,
             superseded: Mutex::new(None),
+            names: Mutex::new(None),
             has_fts: AtomicBool::new(false),
         })
     }
@@ -224,15 +236,20 @@ impl Store {
             self.table.add(batch).execute().await?;
             self.ensure_fts().await?;
         }
-        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.forget_cached();
         Ok(())
     }
 
     /// Drops every row.
     pub async fn clear(&self) -> Result<()> {
         self.table.delete("true").await?;
-        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.forget_cached();
         Ok(())
+    }
+
+    fn forget_cached(&self) {
+        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Builds the full-text index when the table has rows and none yet. Rows added later are
@@ -402,6 +419,25 @@ impl Store {
         Ok(set)
     }
 
+    /// Every document's path and aliases, sorted by path; cached until the next write.
+    pub async fn names(&self) -> Result<Arc<Vec<DocumentNames>>> {
+        if let Some(cached) = self.names.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Ok(cached);
+        }
+        let names: Vec<DocumentNames> = self
+            .documents("")
+            .await?
+            .into_iter()
+            .map(|doc| DocumentNames {
+                path: doc.path,
+                aliases: doc.aliases,
+            })
+            .collect();
+        let names = Arc::new(names);
+        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = Some(names.clone());
+        Ok(names)
+    }
+
     /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
     pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
         let mut search = self
@@ -428,24 +464,36 @@ impl Store {
         Ok(out)
     }
 
-    /// The `limit` best BM25 matches for `query`, with their cosine similarity to `query_vector`.
+    /// The `limit` best BM25 matches for `query`, each with its BM25 score and its cosine
+    /// similarity to `query_vector`. Each of `phrases` also matches as a phrase, which adds its
+    /// score: the tokenizer splits `db.m5.large` into `db`, `m5`, `large`, and the phrase ranks the
+    /// chunk holding it whole above chunks holding the pieces apart.
     pub async fn lexical(
         &self,
         query: &str,
+        phrases: &[String],
         query_vector: &[f32],
         filter: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<Candidate>> {
+    ) -> Result<Vec<(Candidate, f32)>> {
+        let text_column = Some("search_text".to_string());
+        let terms = FtsQuery::from(MatchQuery::new(query.to_string()).with_column(text_column.clone()));
+        let fts = if phrases.is_empty() {
+            FullTextSearchQuery::new_query(terms)
+        } else {
+            let clauses = std::iter::once(terms).chain(
+                phrases
+                    .iter()
+                    .map(|p| FtsQuery::from(PhraseQuery::new(p.clone()).with_column(text_column.clone()))),
+            );
+            FullTextSearchQuery::new_query(BooleanQuery::new(clauses.map(|q| (Occur::Should, q))).into())
+        };
         let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
         columns.push("vector");
         let mut search = self
             .table
             .query()
-            .full_text_search(
-                FullTextSearchQuery::new(query.to_string())
-                    .with_column("search_text".into())
-                    .map_err(|e| StoreError(e.to_string()))?,
-            )
+            .full_text_search(fts)
             .select(Select::columns(&columns))
             .limit(limit);
         if let Some(filter) = filter {
@@ -455,16 +503,22 @@ impl Store {
         let mut out = Vec::new();
         for batch in &batches {
             let vectors = column(batch, "vector")?.as_fixed_size_list().clone();
+            let scores = column(batch, "_score")?.as_primitive::<Float32Type>().clone();
             for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
                 let stored = vectors.value(row);
                 let stored = stored.as_primitive::<Float32Type>();
                 let similarity = stored.values().iter().zip(query_vector).map(|(a, b)| a * b).sum();
-                out.push(Candidate {
-                    similarity,
-                    ..candidate
-                });
+                out.push((
+                    Candidate {
+                        similarity,
+                        ..candidate
+                    },
+                    scores.value(row),
+                ));
             }
         }
+        // The scan of rows not yet in the full-text index may come back unsorted.
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(out)
     }
 

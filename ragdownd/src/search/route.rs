@@ -1,0 +1,186 @@
+//! What a query is, before it is searched: whether it names something (and so is fused by score,
+//! leaning on BM25), which of its parts must match as phrases, and which documents it calls by an
+//! alias.
+//!
+//! Pure functions of the query text; no index, no embedder. The rules are the product page's
+//! ("Design", hybrid retrieval): a quoted command, a snake_case key, a dotted or slashed path, a
+//! flag, a camelCase name or a word mixing letters and digits routes a query; plain prose
+//! (`up-to-date`, `e.g.`, `10:30`) does not.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("valid regex")
+}
+
+/// A command or name in backticks.
+static BACKTICKS: LazyLock<Regex> = LazyLock::new(|| regex(r"`([^`\n]+)`"));
+/// `max_batch_tokens`, `RAGDOWN_TEXT_LIMIT`: letters or digits on both sides of an underscore.
+static SNAKE: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}]_[\p{L}\p{N}]"));
+/// `pg_hba.conf`, `db.m5.large`, `index.html`: two dot-separated parts of two characters or more
+/// that start with a letter. `e.g.` and `i.e.` have one-letter parts; `3.8` has no letter.
+static DOTTED: LazyLock<Regex> = LazyLock::new(|| regex(r"(?:^|[^\w.])\p{L}[\w-]+\.\p{L}[\w-]+"));
+/// A path from the root, home or here: `/etc/hosts`, `~/notes`, `./run.sh`.
+static ROOTED: LazyLock<Regex> = LazyLock::new(|| regex(r"(?:^|[\s(\[{'\x22=])(?:~|\.{1,2})?/[\w.-]*\p{L}"));
+/// A run of path characters holding a slash, to be judged by [`is_slashed_path`].
+static SLASHED: LazyLock<Regex> = LazyLock::new(|| regex(r"[\w.-]+(?:/[\w.-]+)+"));
+/// `--force`, `--max-batch-tokens`, or a short `-v` standing alone.
+static FLAG: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?:^|[\s(\[{'\x22`=])(?:--\p{L}[\w-]*|-\p{L}{1,2}(?:$|[\s=)\]}'\x22`,;]))"));
+/// `maxBatchSize`, `getElementById`, and PascalCase with a capital after a lowercase letter
+/// (`LanceDB`, `PostgreSQL`). All capitals (`HTTP`) and title case (`Backups`) are prose.
+static CAMEL: LazyLock<Regex> = LazyLock::new(|| regex(r"\b\p{L}\p{Ll}*\p{Ll}\p{Lu}"));
+/// A word of letters, digits and underscores.
+static WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}_]+"));
+/// Numbers with an English suffix, which prose writes: `3rd`, `10am`, `1990s`.
+static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|th|am|pm|s)$"));
+/// A whitespace-separated word holding `.`, `/`, `-`, `:` or `=` between word characters.
+static JOINED: LazyLock<Regex> = LazyLock::new(|| regex(r"[\w./:=-]*\w[./:=-]+\w[\w./:=-]*"));
+
+/// Whether `query` names something and so is fused by score rather than by rank.
+pub fn is_identifier_query(query: &str) -> bool {
+    BACKTICKS.is_match(query)
+        || SNAKE.is_match(query)
+        || DOTTED.is_match(query)
+        || ROOTED.is_match(query)
+        || SLASHED.find_iter(query).any(|m| is_slashed_path(m.as_str()))
+        || FLAG.is_match(query)
+        || CAMEL.is_match(query)
+        || WORD.find_iter(query).any(|m| mixes_letters_and_digits(m.as_str()))
+}
+
+/// `a/b/c`, `deploy/kestrel-ingest`, `docs/readme.md`: two slashes, or a part that is more than
+/// a plain word. `and/or`, `async/await` and `24/7` are prose.
+fn is_slashed_path(run: &str) -> bool {
+    let parts: Vec<&str> = run.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 || !run.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    parts.len() >= 3
+        || parts
+            .iter()
+            .any(|p| p.contains(['.', '_', '-']) || mixes_letters_and_digits(p))
+}
+
+fn mixes_letters_and_digits(word: &str) -> bool {
+    word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
+}
+
+/// The parts of `query` that BM25 should also match as phrases, so that an identifier the
+/// full-text tokenizer splits (`db.m5.large`, `--max-batch-tokens`, `deploy/kestrel-ingest`) ranks
+/// the chunk holding it whole above chunks holding its pieces: each backtick span, and each word
+/// with `.`, `/`, `-`, `:` or `=` inside it. Deduplicated, in order.
+pub fn phrases(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |phrase: &str| {
+        let phrase = phrase.trim();
+        if !phrase.is_empty() && !out.iter().any(|p| p == phrase) {
+            out.push(phrase.to_string());
+        }
+    };
+    for span in BACKTICKS.captures_iter(query) {
+        add(&span[1]);
+    }
+    for word in JOINED.find_iter(query) {
+        add(word.as_str());
+    }
+    out
+}
+
+/// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case.
+/// Aliases under three characters never match: too many words would.
+pub fn names_alias(query: &str, alias: &str) -> bool {
+    let alias = alias.trim().to_lowercase();
+    if alias.chars().count() < 3 {
+        return false;
+    }
+    let query = query.to_lowercase();
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    query.match_indices(&alias).any(|(at, _)| {
+        let before = query[..at].chars().next_back();
+        let after = query[at + alias.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifier_queries_are_routed() {
+        for query in [
+            "In the staging deployment of Kestrel Ingest, which step number runs `veltra build kestrel-ingest`?",
+            "what does `typescript` do here",
+            "raise max_batch_tokens",
+            "where is RAGDOWN_TEXT_LIMIT read",
+            "open pg_hba.conf",
+            "which instance uses db.m5.large",
+            "what is in /etc/hosts",
+            "run ./scripts/install.sh",
+            "edit ~/notes",
+            "kubectl logs deploy/kestrel-ingest",
+            "see docs/runbooks/backups",
+            "what does --force do",
+            "pass -v to see more",
+            "call maxBatchSize",
+            "is LanceDB local",
+            "the H200 machine",
+            "upgrade to pg14",
+        ] {
+            assert!(is_identifier_query(query), "{query:?} should be routed");
+        }
+    }
+
+    #[test]
+    fn prose_is_not_routed() {
+        for query in [
+            "is the index up-to-date",
+            "use a hash embedder, e.g. in tests",
+            "the meeting at 10:30",
+            "Which team owns Kestrel Ingest?",
+            "Which service had an outage caused by a slow memory leak after the 3.8 upgrade?",
+            "Which service had an outage caused by a DNS resolver timeout on the us-east workers?",
+            "refactor this function to async/await",
+            "cats and/or dogs, 24/7",
+            "what is the 3rd step, at 10am",
+            "What is the HTTP API of the Backups service?",
+            "who won the world cup in 1998",
+            "a self-hosted server - not a cloud one",
+            "What is the production memory limit for Kestrel Ingest?",
+        ] {
+            assert!(!is_identifier_query(query), "{query:?} should not be routed");
+        }
+    }
+
+    #[test]
+    fn split_identifiers_become_phrases() {
+        assert_eq!(
+            phrases("which step runs `veltra cordon kestrel-ingest` on db.m5.large, and --max-batch-tokens?"),
+            [
+                "veltra cordon kestrel-ingest",
+                "kestrel-ingest",
+                "db.m5.large",
+                "--max-batch-tokens"
+            ]
+        );
+        assert_eq!(phrases("kubectl logs deploy/kestrel-ingest"), ["deploy/kestrel-ingest"]);
+        assert!(phrases("Which team owns Kestrel Ingest?").is_empty());
+    }
+
+    #[test]
+    fn aliases_match_whole_words_ignoring_case() {
+        assert!(names_alias("Which team owns QUARTZ?", "Quartz"));
+        assert!(names_alias("quartz", "Quartz"));
+        assert!(names_alias("what is Project Quartz's window", "project quartz"));
+        assert!(
+            !names_alias("Which team owns Quartzite?", "Quartz"),
+            "inside a longer word"
+        );
+        assert!(!names_alias("the quartz_key setting", "Quartz"), "inside an identifier");
+        assert!(!names_alias("Who owns DB?", "DB"), "under three characters");
+        assert!(names_alias("Who owns Ops?", " ops "), "trimmed, three characters");
+    }
+}
