@@ -3,7 +3,9 @@
 //! One table, `chunks`, under `<data dir>/lance`. Updates are applied per sync as one delete and
 //! one add, each atomic in LanceDB, so a crash between them leaves files missing from the index
 //! (which the next sync re-adds) and never half a file. The full-text index is built on
-//! `search_text` with LanceDB's `code` tokenizer, so identifiers such as `pg_restore` stay whole.
+//! `search_text` with LanceDB's `code` tokenizer, so identifiers such as `pg_restore` stay whole;
+//! the sync adds the identifiers it would split (`db.m5.large`) to `search_text` as one term each
+//! (`search::route::joined_terms`), so those are found whole too.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -465,29 +467,17 @@ impl Store {
     }
 
     /// The `limit` best BM25 matches for `query`, each with its BM25 score and its cosine
-    /// similarity to `query_vector`. Each of `phrases` also matches as a phrase, which adds its
-    /// score: the tokenizer splits `db.m5.large` into `db`, `m5`, `large`, and the phrase ranks the
-    /// chunk holding it whole above chunks holding the pieces apart.
+    /// similarity to `query_vector`.
     pub async fn lexical(
         &self,
         query: &str,
-        phrases: &[String],
         query_vector: &[f32],
         filter: Option<&str>,
         limit: usize,
     ) -> Result<Vec<(Candidate, f32)>> {
-        let text_column = Some("search_text".to_string());
-        let terms = FtsQuery::from(MatchQuery::new(query.to_string()).with_column(text_column.clone()));
-        let fts = if phrases.is_empty() {
-            FullTextSearchQuery::new_query(terms)
-        } else {
-            let clauses = std::iter::once(terms).chain(
-                phrases
-                    .iter()
-                    .map(|p| FtsQuery::from(PhraseQuery::new(p.clone()).with_column(text_column.clone()))),
-            );
-            FullTextSearchQuery::new_query(BooleanQuery::new(clauses.map(|q| (Occur::Should, q))).into())
-        };
+        let fts = FullTextSearchQuery::new(query.to_string())
+            .with_column("search_text".into())
+            .map_err(|e| StoreError(e.to_string()))?;
         let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
         columns.push("vector");
         let mut search = self

@@ -233,7 +233,7 @@ async fn pools(
     }
     if fusion != Fusion::DenseOnly && HAS_WORD.is_match(query) {
         match store
-            .lexical(query, &route::phrases(query), query_vector, filter, pool)
+            .lexical(&route::lexical_query(query), query_vector, filter, pool)
             .await
         {
             Ok(lexical) => pools.lexical = lexical,

@@ -68,25 +68,46 @@ fn mixes_letters_and_digits(word: &str) -> bool {
     word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
 }
 
-/// The parts of `query` that BM25 should also match as phrases, so that an identifier the
-/// full-text tokenizer splits (`db.m5.large`, `--max-batch-tokens`, `deploy/kestrel-ingest`) ranks
-/// the chunk holding it whole above chunks holding its pieces: each backtick span, and each word
-/// with `.`, `/`, `-`, `:` or `=` inside it. Deduplicated, in order.
-pub fn phrases(query: &str) -> Vec<String> {
+/// Identifiers that the full-text tokenizer would split, each as one extra term: `db.m5.large`
+/// as `db_m5_large`, `--max-batch-tokens` as `max_batch_tokens`, `deploy/kestrel-ingest` as
+/// `deploy_kestrel_ingest` and `kestrel_ingest`. LanceDB's `code` tokenizer keeps `_` inside a
+/// token but splits on `.`, `/`, `-`, `:` and `=`, so these terms, added to a chunk's indexed
+/// text and to a query, make such an identifier findable whole: one rare term, which outweighs
+/// its common pieces. Lowercase, deduplicated, in order.
+pub fn joined_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut add = |phrase: &str| {
-        let phrase = phrase.trim();
-        if !phrase.is_empty() && !out.iter().any(|p| p == phrase) {
-            out.push(phrase.to_string());
+    let mut add = |word: &str| {
+        let parts: Vec<&str> = WORD.find_iter(word).map(|m| m.as_str()).collect();
+        if parts.len() >= 2 {
+            let term = parts.join("_").to_lowercase();
+            if !out.contains(&term) {
+                out.push(term);
+            }
         }
     };
-    for span in BACKTICKS.captures_iter(query) {
-        add(&span[1]);
-    }
-    for word in JOINED.find_iter(query) {
+    for word in JOINED.find_iter(text) {
         add(word.as_str());
+        if word.as_str().contains('/') {
+            word.as_str().split('/').for_each(&mut add);
+        }
     }
     out
+}
+
+/// The text BM25 searches for `query`: each word the tokenizer would split is replaced by its
+/// [`joined_terms`], so `db.m5.large` matches the chunks holding it whole, not every chunk that
+/// says `db` or `large` often. The dense side still finds text that spells it differently.
+pub fn lexical_query(query: &str) -> String {
+    JOINED
+        .replace_all(query, |word: &regex::Captures<'_>| {
+            let terms = joined_terms(&word[0]);
+            if terms.is_empty() {
+                word[0].to_string()
+            } else {
+                terms.join(" ")
+            }
+        })
+        .into_owned()
 }
 
 /// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case.
@@ -156,18 +177,26 @@ mod tests {
     }
 
     #[test]
-    fn split_identifiers_become_phrases() {
+    fn split_identifiers_become_one_term_each() {
         assert_eq!(
-            phrases("which step runs `veltra cordon kestrel-ingest` on db.m5.large, and --max-batch-tokens?"),
+            joined_terms("which step runs `veltra cordon kestrel-ingest` on db.m5.large, and --max-batch-tokens?"),
+            ["kestrel_ingest", "db_m5_large", "max_batch_tokens"]
+        );
+        assert_eq!(
+            joined_terms("kubectl logs deploy/Kestrel-Ingest at http://localhost:8123/healthz"),
             [
-                "veltra cordon kestrel-ingest",
-                "kestrel-ingest",
-                "db.m5.large",
-                "--max-batch-tokens"
+                "deploy_kestrel_ingest",
+                "kestrel_ingest",
+                "http_localhost_8123_healthz",
+                "localhost_8123"
             ]
         );
-        assert_eq!(phrases("kubectl logs deploy/kestrel-ingest"), ["deploy/kestrel-ingest"]);
-        assert!(phrases("Which team owns Kestrel Ingest?").is_empty());
+        assert!(joined_terms("Which team owns Kestrel Ingest? It's pg_restore.").is_empty());
+        assert_eq!(
+            lexical_query("set db.m5.large via `kubectl logs deploy/kestrel-ingest`?"),
+            "set db_m5_large via `kubectl logs deploy_kestrel_ingest kestrel_ingest`?"
+        );
+        assert_eq!(lexical_query("restore backups"), "restore backups");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod http;
 mod index;
 mod minilm;
 mod move_tool;
+mod search;
 mod stdio;
 mod support;
 mod write;
