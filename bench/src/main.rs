@@ -58,6 +58,9 @@ enum Cmd {
         /// Where to write the JSON [default: bench/results/<UTC day>-retrieval-<embedder>.json].
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also write the questions the product search did not answer first (JSON lines).
+        #[arg(long)]
+        misses: Option<PathBuf>,
     },
 }
 
@@ -376,14 +379,14 @@ fn main() -> anyhow::Result<()> {
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
             Cmd::Index(args) => bench_index(args).await,
-            Cmd::Retrieval { embedder, out } => {
+            Cmd::Retrieval { embedder, out, misses } => {
                 let day = ragdownd::index::sync::iso_now()[..10].to_string();
                 let out = out.unwrap_or_else(|| {
                     Path::new(env!("CARGO_MANIFEST_DIR"))
                         .join("results")
                         .join(format!("{day}-retrieval-{embedder}.json"))
                 });
-                let mut result = retrieval::run(embedder.clone()).await?;
+                let mut result = retrieval::run(embedder.clone(), misses.as_deref()).await?;
                 result["date"] = json!(day);
                 result["command"] = json!(format!("ragdown-bench retrieval --embedder {embedder}"));
                 std::fs::write(&out, serde_json::to_string_pretty(&result)? + "\n")

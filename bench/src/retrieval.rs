@@ -36,13 +36,14 @@ const MODES: [(&str, Fusion, bool); 6] = [
     ("bm25", Fusion::LexicalOnly, false),
 ];
 
-/// Where one question's gold section ranked (1-based), if in the top [`LIMIT`].
+/// Where one question's gold section ranked (1-based), if in the top [`LIMIT`], and the
+/// headings of the first three hits.
 async fn gold_rank(
     engine: &Engine,
     corpus: &Corpus,
     q: &Question,
     options: &SearchOptions,
-) -> anyhow::Result<Option<usize>> {
+) -> anyhow::Result<(Option<usize>, Vec<String>)> {
     let doc = corpus
         .docs
         .iter()
@@ -56,10 +57,12 @@ async fn gold_rank(
         ..SearchRequest::default()
     };
     let hits = search::search_with(engine.store(), engine.embedder.as_ref(), &request, options).await?;
-    Ok(hits
+    let rank = hits
         .iter()
         .position(|h| h.chunk.path == path && h.chunk.heading == heading)
-        .map(|i| i + 1))
+        .map(|i| i + 1);
+    let top = hits.iter().take(3).map(|h| h.chunk.heading.clone()).collect();
+    Ok((rank, top))
 }
 
 /// Top-1, recall@5 and MRR of a list of ranks.
@@ -80,8 +83,15 @@ fn round(value: f64) -> f64 {
     (value * 10_000.0).round() / 10_000.0
 }
 
-/// Every mode's scores over `questions`, overall and per kind.
-async fn measure(engine: &Engine, corpus: &Corpus, questions: &[&Question], modes: &[&str]) -> anyhow::Result<Value> {
+/// Every mode's scores over `questions`, overall and per kind, and the questions the first mode
+/// did not answer first (with its top three hits).
+async fn measure(
+    engine: &Engine,
+    corpus: &Corpus,
+    questions: &[&Question],
+    modes: &[&str],
+    misses: &mut Vec<Value>,
+) -> anyhow::Result<Value> {
     let mut out = serde_json::Map::new();
     for (name, fusion, alias_boost) in MODES.iter().filter(|(name, ..)| modes.contains(name)) {
         let options = SearchOptions {
@@ -92,7 +102,11 @@ async fn measure(engine: &Engine, corpus: &Corpus, questions: &[&Question], mode
         let mut all = Vec::new();
         let mut by_kind: BTreeMap<&str, Vec<Option<usize>>> = BTreeMap::new();
         for q in questions {
-            let rank = gold_rank(engine, corpus, q, &options).await?;
+            let (rank, top) = gold_rank(engine, corpus, q, &options).await?;
+            if rank != Some(1) && Some(name) == modes.first() {
+                misses
+                    .push(json!({"mode": name, "id": q.id, "q": q.q, "section": q.section, "rank": rank, "top": top}));
+            }
             all.push(rank);
             by_kind.entry(q.kind.as_str()).or_default().push(rank);
         }
@@ -170,8 +184,10 @@ async fn index(
     Ok((engine, started.elapsed().as_secs_f64() * 1000.0))
 }
 
-/// Runs the workload with `embedder_name` and returns its results.
-pub async fn run(embedder_name: String) -> anyhow::Result<Value> {
+/// Runs the workload with `embedder_name` and returns its results. With `misses`, the questions
+/// the product search did not answer first are written there, one JSON object a line.
+pub async fn run(embedder_name: String, misses_out: Option<&Path>) -> anyhow::Result<Value> {
+    let mut misses = Vec::new();
     let corpus = corpus::generate();
     let work = tempfile::tempdir()?;
     let plain = work.path().join("runbooks");
@@ -186,9 +202,9 @@ pub async fn run(embedder_name: String) -> anyhow::Result<Value> {
     let identifier: Vec<&Question> = corpus.identifier_questions.iter().collect();
     let compared = ["routed", "rank_fusion", "score_fusion", "dense", "bm25"];
     eprintln!("{} answerable questions", answerable.len());
-    let answerable_scores = measure(&engine, &corpus, &answerable, &compared).await?;
+    let answerable_scores = measure(&engine, &corpus, &answerable, &compared, &mut misses).await?;
     eprintln!("{} identifier questions", identifier.len());
-    let identifier_scores = measure(&engine, &corpus, &identifier, &compared).await?;
+    let identifier_scores = measure(&engine, &corpus, &identifier, &compared, &mut misses).await?;
     let mut everything = answerable.clone();
     everything.extend(identifier.iter().copied());
     let latency = latency(&engine, &everything).await?;
@@ -206,9 +222,14 @@ pub async fn run(embedder_name: String) -> anyhow::Result<Value> {
         &corpus,
         &alias,
         &["routed", "routed_no_alias_boost", "dense", "bm25"],
+        &mut misses,
     )
     .await?;
-    let answerable_aliased = measure(&engine, &corpus, &answerable, &["routed"]).await?;
+    let answerable_aliased = measure(&engine, &corpus, &answerable, &["routed"], &mut Vec::new()).await?;
+    if let Some(path) = misses_out {
+        let lines: Vec<String> = misses.iter().map(Value::to_string).collect();
+        std::fs::write(path, lines.join("\n") + "\n")?;
+    }
 
     Ok(json!({
         "workload": "retrieval",

@@ -47,6 +47,14 @@ fn options(fusion: Fusion) -> SearchOptions {
     }
 }
 
+/// A temp docs dir with `files`, indexed; the dir lives as long as the engine is used.
+async fn docs_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Arc<Engine>, tempfile::TempDir) {
+    let dir = docs(files);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(dir.path(), data.path(), Layout::Single).await;
+    (dir, engine, data)
+}
+
 async fn run(engine: &Engine, request: &SearchRequest<'_>, options: &SearchOptions) -> Vec<Hit> {
     search::search_with(engine.store(), engine.embedder.as_ref(), request, options)
         .await
@@ -57,44 +65,77 @@ fn paths(hits: &[Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.chunk.path.as_str()).collect()
 }
 
-/// Documents that hold the pieces of each identifier, more often and in shorter text than the
-/// one document that holds it whole.
+/// One document holds each identifier whole; the others mention its pieces, in prose.
 const PIECES: &[(&str, &str)] = &[
     (
         "whole.md",
         "# Sizing\n\nThe primary runs on a db.m5.large instance; raise it with --max-batch-tokens and read `kubectl logs deploy/kestrel-ingest` after a pg_restore of the snapshot taken by the nightly job.",
     ),
-    ("db.md", "# Db\n\nlarge db, m5 db, large m5."),
-    ("batch.md", "# Batch\n\nmax tokens per batch: max batch tokens."),
-    (
-        "deploy.md",
-        "# Deploy\n\ndeploy kestrel, ingest deploy, kestrel ingest.",
-    ),
-    ("pg.md", "# Pg\n\npg restore: restore pg, pg restore."),
+    ("db.md", "# Db\n\nThe large db runs on m5 hosts."),
+    ("batch.md", "# Batch\n\nThe max number of tokens in a batch."),
+    ("deploy.md", "# Deploy\n\nDeploy the kestrel service to ingest events."),
+    ("pg.md", "# Pg\n\nTo restore pg, ask the database team."),
 ];
+
+/// [`PIECES`] among notes that use the identifiers' pieces as everyday words, as a real folder
+/// does, so that a piece is a common word and a whole identifier a rare one.
+fn pieces_among_notes() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = PIECES.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+    for i in 0..12 {
+        files.push((
+            format!("note-{i}.md"),
+            format!("# Note {i}\n\nA large batch of max tokens; deploy the pg db, restore it, ingest events."),
+        ));
+    }
+    files
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_full_text_index_finds_identifiers_whole() {
-    let docs = docs(PIECES);
+    let files = pieces_among_notes();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let docs = docs(&files);
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), Layout::Single).await;
     let lexical = options(Fusion::LexicalOnly);
-    for query in ["db.m5.large", "--max-batch-tokens", "deploy/kestrel-ingest"] {
-        let hits = run(&engine, &request(query, 5), &lexical).await;
-        assert_eq!(paths(&hits), ["whole.md"], "{query}");
-    }
-    // The premise: the pieces, as words, match the documents that repeat them, first.
-    for (words, pieces) in [
-        ("db m5 large", "db.md"),
-        ("max batch tokens", "batch.md"),
-        ("deploy kestrel ingest", "deploy.md"),
+    for (query, pieces) in [
+        ("db.m5.large", "db.md"),
+        ("--max-batch-tokens", "batch.md"),
+        ("deploy/kestrel-ingest", "deploy.md"),
+        ("pg_restore", "pg.md"),
     ] {
-        let hits = run(&engine, &request(words, 5), &lexical).await;
-        assert_eq!(hits[0].chunk.path, pieces, "{words}: {:?}", paths(&hits));
+        let hits = run(&engine, &request(query, 5), &lexical).await;
+        assert_eq!(hits[0].chunk.path, "whole.md", "{query}: {:?}", paths(&hits));
+        // The premise: the pieces, as words, match other documents too.
+        let words = query.replace(['.', '-', '/', '_'], " ");
+        let hits = run(&engine, &request(&words, 20), &lexical).await;
+        assert!(
+            hits.len() > 2 && paths(&hits).contains(&pieces),
+            "{words}: {:?}",
+            paths(&hits)
+        );
     }
-    // `_` joins: `pg_restore` is one token, so "pg" and "restore" apart are no match at all.
-    let hits = run(&engine, &request("pg_restore", 5), &lexical).await;
-    assert_eq!(paths(&hits), ["whole.md"]);
+    // The same words with and without their joiners: the whole identifier scores higher (a
+    // tokenizer that splits `pg_restore` or `db.m5.large` would score them the same).
+    for (query, joined, apart) in [
+        ("pg_restore", "Run pg_restore now.", "Run pg restore now."),
+        ("db.m5.large", "Use db.m5.large here.", "Use db m5 large here."),
+    ] {
+        let pair = docs_with(&[("joined.md", joined), ("apart.md", apart)]).await;
+        let vector = vec![0.0; 384];
+        let lexical_query = search::route::lexical_query(query);
+        let scored = pair.1.store().lexical(&lexical_query, &vector, None, 5).await.unwrap();
+        let score = |path: &str| scored.iter().find(|(c, _)| c.path == path).map(|(_, s)| *s);
+        assert!(
+            score("joined.md").unwrap() > score("apart.md").unwrap_or(0.0),
+            "{query}: {:?}",
+            scored.iter().map(|(c, s)| (c.path.clone(), *s)).collect::<Vec<_>>()
+        );
+    }
+
+    // The joined form is indexed as a term of its own.
+    let hits = run(&engine, &request("deploy_kestrel_ingest", 5), &lexical).await;
+    assert_eq!(hits[0].chunk.path, "whole.md", "{:?}", paths(&hits));
 
     // Rows added after the full-text index was built (scanned until optimised) match the same way.
     write(
@@ -102,20 +143,11 @@ async fn the_full_text_index_finds_identifiers_whole() {
         "later.md",
         "# Later\n\nMoved to db.r6i.4xlarge; see `veltra cordon kestrel-ingest`.",
     );
-    write(
-        docs.path(),
-        "later-pieces.md",
-        "# Xlarge\n\nr6i db, 4xlarge db, db r6i 4xlarge.",
-    );
     engine.indexer.sync(false).await.unwrap();
     let hits = run(&engine, &request("db.r6i.4xlarge", 5), &lexical).await;
-    assert_eq!(paths(&hits), ["later.md"]);
+    assert_eq!(hits[0].chunk.path, "later.md", "{:?}", paths(&hits));
     let hits = run(&engine, &request("`veltra cordon kestrel-ingest`", 5), &lexical).await;
-    assert_eq!(
-        paths(&hits),
-        ["later.md", "whole.md"],
-        "whole.md has only `kestrel-ingest`"
-    );
+    assert_eq!(hits[0].chunk.path, "later.md", "{:?}", paths(&hits));
 }
 
 /// Documents about the query's topic, which the dense side prefers, and the one that holds the
