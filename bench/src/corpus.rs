@@ -1205,7 +1205,7 @@ mod tests {
             let doc = doc_of(&corpus, q);
             assert!(q.q.contains(&doc.alias) && !q.q.contains(&doc.title), "{}", q.id);
             let chunked = chunk_document(&format!("{}.md", doc.slug), &doc.aliased_markdown());
-            assert_eq!(chunked.meta.aliases, [doc.alias.clone()]);
+            assert_eq!(chunked.meta.aliases, std::slice::from_ref(&doc.alias));
             assert_eq!(chunked.chunks.len(), 7);
             // No runbook mentions a codename except as its own alias.
             assert!(
