@@ -1196,6 +1196,19 @@ mod tests {
     }
 
     #[test]
+    fn of_the_answerable_questions_only_those_quoting_a_command_are_routed_to_score_fusion() {
+        for q in answerable(&generate()) {
+            assert_eq!(
+                ragdownd::search::route::is_identifier_query(&q.q),
+                q.kind == "ordered-step",
+                "{}: {}",
+                q.id,
+                q.q
+            );
+        }
+    }
+
+    #[test]
     fn alias_questions_ask_by_a_codename_in_the_front_matter() {
         let corpus = generate();
         assert_eq!(corpus.alias_questions.len(), 30);
