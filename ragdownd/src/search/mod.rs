@@ -50,9 +50,11 @@ pub struct SearchRequest<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub chunk: Candidate,
-    /// The fused rank score.
+    /// What ranks it: a sum of RRF shares (plus the alias boost), a score-fusion value in
+    /// [0, 1] for a query routed there, or for a section placed by a link the linking hit's.
+    /// Not comparable across queries; gates use `chunk.similarity`.
     pub score: f64,
-    /// Which pools found it: `dense`, `lexical`.
+    /// What found it: `dense`, `lexical`, or `link` for a section placed by link following.
     pub sources: Vec<&'static str>,
 }
 
