@@ -245,8 +245,9 @@ async fn pools(
     Ok(pools)
 }
 
-/// The documents `query` calls by one of their aliases.
-async fn aliased_documents(store: &Store, query: &str) -> Result<HashSet<String>, SearchError> {
+/// The documents `query` calls by one of their aliases (whole word, ignoring case, 3+ characters):
+/// the ones the alias boost lifts, and whose best-ranked hit the hook injects whatever its cosine.
+pub async fn aliased_documents(store: &Store, query: &str) -> Result<HashSet<String>, SearchError> {
     Ok(store
         .names()
         .await?
