@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmark workloads in a release build and writes their results to bench/results/.
 #
-#   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k chunks (hash)
+#   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k chunks (hash),
+#                           # then the retrieval-quality workload (bench/retrieval.sh)
 #
 # Release builds go to their own target directory ($RAGDOWN_CACHE/target-release), so they never
 # invalidate the test build. Quote medians from one run: the machines are shared and noisy.
@@ -60,3 +61,4 @@ print("|---|---|---|---|---|---|---|")
 for r in rows:
     print(f"| {r['name']} | {r['embedder']} | {r['chunks']} | {r['index_chunks_per_s_median']} | {r['noop_resync_ms_median']} | {r['recall_ms_p50']} / {r['recall_ms_p95']} | {r['peak_rss_mb']} |")
 PY
+"$ROOT/bench/retrieval.sh"

@@ -34,6 +34,13 @@
 //! - `Question::section` is the heading path under the title ("Deployment › Staging"), as this
 //!   port's API asks, where the original stores the section key ("deploy-staging"); unanswerable
 //!   questions have "" where the original has null.
+//!
+//! Two more question sets, which the product page measures on its generated corpora but whose
+//! generator is not public, are built here without drawing from the generator (so the 240 stay
+//! as they are): 30 identifier questions, one per document, that quote a name only one section
+//! holds (an on-call channel, a production-only deploy command, a log command, a metrics URL),
+//! and 30 alias questions that ask one of the document's own questions with a codename alias
+//! (written into the front matter by [`write_aliased_markdown`]) in place of its title.
 
 use std::path::Path;
 
@@ -55,6 +62,16 @@ pub struct CorpusDoc {
     pub title: String,
     /// The whole file: front matter, H1 and the seven sections.
     pub markdown: String,
+    /// A codename for the alias questions; only [`write_aliased_markdown`] writes it.
+    pub alias: String,
+}
+
+impl CorpusDoc {
+    /// The file with `aliases: [<alias>]` added to its front matter.
+    pub fn aliased_markdown(&self) -> String {
+        self.markdown
+            .replacen("\n---\n", &format!("\naliases: [{}]\n---\n", self.alias), 1)
+    }
 }
 
 /// One benchmark question with the answers that count as right.
@@ -85,6 +102,10 @@ pub struct Corpus {
     pub docs: Vec<CorpusDoc>,
     /// Eight per document in a fixed type order, 240 in all.
     pub questions: Vec<Question>,
+    /// One per document, type `identifier`: a quoted name that only the gold section holds.
+    pub identifier_questions: Vec<Question>,
+    /// One per document, type `alias`: a question of the document's, by its alias.
+    pub alias_questions: Vec<Question>,
 }
 
 /// Generates the corpus. Every call returns the same corpus.
@@ -100,15 +121,24 @@ pub fn generate() -> Corpus {
     let mut corpus = Corpus {
         docs: Vec::with_capacity(BIRDS.len()),
         questions: Vec::with_capacity(BIRDS.len() * 8),
+        identifier_questions: Vec::with_capacity(BIRDS.len()),
+        alias_questions: Vec::with_capacity(BIRDS.len()),
     };
-    for (bird, role) in BIRDS.iter().zip(roles) {
+    for (i, (bird, role)) in BIRDS.iter().zip(roles).enumerate() {
         let runbook = Runbook::draw(&mut rng, bird, role, &mut names, &mut causes);
-        corpus.questions.extend(runbook.questions(&mut rng, &templates));
+        let questions = runbook.questions(&mut rng, &templates);
+        let alias = CODENAMES[i].to_string();
+        corpus.identifier_questions.push(runbook.identifier_question(i));
+        corpus
+            .alias_questions
+            .push(alias_question(&questions, &runbook.title, &alias, i));
+        corpus.questions.extend(questions);
         runbook.skip_edit_task_draws(&mut rng, &mut names);
         corpus.docs.push(CorpusDoc {
             markdown: runbook.markdown(),
             slug: runbook.slug,
             title: runbook.title,
+            alias,
         });
     }
     corpus
@@ -121,6 +151,45 @@ pub fn write_markdown(corpus: &Corpus, dir: &Path) -> std::io::Result<()> {
         std::fs::write(dir.join(format!("{}.md", doc.slug)), &doc.markdown)?;
     }
     Ok(())
+}
+
+/// Writes each document as `<dir>/<slug>.md` with its alias in the front matter.
+pub fn write_aliased_markdown(corpus: &Corpus, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for doc in &corpus.docs {
+        std::fs::write(dir.join(format!("{}.md", doc.slug)), doc.aliased_markdown())?;
+    }
+    Ok(())
+}
+
+/// The question kinds that name the document by its title, which an alias question reuses.
+const TITLED_KINDS: [&str; 6] = [
+    "prose-owner",
+    "table-cell",
+    "scoped-section",
+    "nested-list",
+    "ordered-step",
+    "code-block",
+];
+
+/// Document `i`'s question of kind `TITLED_KINDS[i % 6]`, asked by its alias.
+fn alias_question(questions: &[Question], title: &str, alias: &str, i: usize) -> Question {
+    let kind = TITLED_KINDS[i % TITLED_KINDS.len()];
+    let original = questions
+        .iter()
+        .find(|q| q.kind == kind)
+        .expect("every document has one question of each kind");
+    assert!(
+        original.q.contains(title),
+        "{}: the title is in the question",
+        original.id
+    );
+    Question {
+        id: format!("{}:alias-{kind}", original.doc),
+        kind: "alias".into(),
+        q: original.q.replace(title, alias),
+        ..original.clone()
+    }
 }
 
 /// The original's ten off-topic prompts.
@@ -402,6 +471,56 @@ impl Runbook {
         out
     }
 
+    /// Document `i`'s identifier question: one of four kinds in turn, each quoting a name that
+    /// only one section of this document holds, and never the title.
+    fn identifier_question(&self, i: usize) -> Question {
+        let (key, q, gold) = match i % 4 {
+            0 => (
+                "overview",
+                format!("Which team is paged through `#{}-oncall`?", self.slug),
+                self.team.to_owned(),
+            ),
+            1 => {
+                let (number, cmd) = self
+                    .production_steps
+                    .iter()
+                    .enumerate()
+                    .find(|(_, step)| !self.staging_steps.contains(step) && step.contains(&self.slug))
+                    .expect("a production-only step names the service (only `announce` does not)");
+                (
+                    "deploy-production",
+                    format!("Which step number runs `{cmd}`?"),
+                    (number + 1).to_string(),
+                )
+            }
+            2 => (
+                "troubleshooting",
+                format!(
+                    "How many lines does `kubectl logs deploy/{} --since=1h` keep?",
+                    self.slug
+                ),
+                "50".to_owned(),
+            ),
+            _ => (
+                "troubleshooting",
+                format!(
+                    "What does the check on `http://localhost:{}/metrics` grep for?",
+                    self.metrics_port
+                ),
+                "queue_depth".to_owned(),
+            ),
+        };
+        Question {
+            id: format!("{}:identifier", self.slug),
+            kind: "identifier".into(),
+            doc: self.slug.clone(),
+            section: section_path(key),
+            q,
+            gold: vec![gold],
+            numeric: i % 4 == 1,
+        }
+    }
+
     /// Consumes the draws of the original's three edit tasks for this document (a new production
     /// replica count, a new dependency version, a new staging approver) without building them.
     fn skip_edit_task_draws(&self, rng: &mut Lcg, names: &mut Vec<String>) {
@@ -605,6 +724,40 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     assert!(!out.contains("${"), "unfilled placeholder in {template:?}");
     out
 }
+
+/// One codename per document, for the alias questions: words no runbook otherwise uses.
+const CODENAMES: &[&str] = &[
+    "Quartz",
+    "Onyx",
+    "Garnet",
+    "Topaz",
+    "Beryl",
+    "Agate",
+    "Opal",
+    "Pyrite",
+    "Galena",
+    "Mica",
+    "Feldspar",
+    "Gypsum",
+    "Calcite",
+    "Dolomite",
+    "Zircon",
+    "Spinel",
+    "Olivine",
+    "Obsidian",
+    "Malachite",
+    "Azurite",
+    "Hematite",
+    "Magnetite",
+    "Fluorite",
+    "Cinnabar",
+    "Rhodonite",
+    "Tourmaline",
+    "Peridot",
+    "Jadeite",
+    "Corundum",
+    "Sphalerite",
+];
 
 const BIRDS: &[&str] = &[
     "Kestrel",
@@ -1019,6 +1172,61 @@ mod tests {
             .collect();
         keys.sort_unstable();
         assert_eq!(keys, ["doc", "gold", "id", "numeric", "q", "section", "type"]);
+    }
+
+    #[test]
+    fn identifier_questions_quote_a_name_only_their_gold_section_holds() {
+        let corpus = generate();
+        assert_eq!(corpus.identifier_questions.len(), 30);
+        for q in &corpus.identifier_questions {
+            let name = q.q.split('`').nth(1).expect("a quoted name");
+            let doc = doc_of(&corpus, q);
+            assert!(!q.q.contains(&doc.title), "{}", q.id);
+            let mut holders = Vec::new();
+            for other in &corpus.docs {
+                let chunked = chunk_document(&format!("{}.md", other.slug), &other.markdown);
+                for chunk in chunked.chunks.iter().filter(|c| c.text.contains(name)) {
+                    holders.push(chunk.heading.clone());
+                }
+            }
+            let gold = format!("{}{HEADING_SEPARATOR}{}", doc.title, q.section);
+            assert_eq!(holders, [gold], "{}: {name}", q.id);
+            assert!(ragdownd::search::route::is_identifier_query(&q.q), "{}", q.id);
+        }
+    }
+
+    #[test]
+    fn of_the_answerable_questions_only_those_quoting_a_command_are_routed_to_score_fusion() {
+        for q in answerable(&generate()) {
+            assert_eq!(
+                ragdownd::search::route::is_identifier_query(&q.q),
+                q.kind == "ordered-step",
+                "{}: {}",
+                q.id,
+                q.q
+            );
+        }
+    }
+
+    #[test]
+    fn alias_questions_ask_by_a_codename_in_the_front_matter() {
+        let corpus = generate();
+        assert_eq!(corpus.alias_questions.len(), 30);
+        let aliases: HashSet<&str> = corpus.docs.iter().map(|d| d.alias.as_str()).collect();
+        assert_eq!(aliases.len(), 30);
+        for q in &corpus.alias_questions {
+            let doc = doc_of(&corpus, q);
+            assert!(q.q.contains(&doc.alias) && !q.q.contains(&doc.title), "{}", q.id);
+            let chunked = chunk_document(&format!("{}.md", doc.slug), &doc.aliased_markdown());
+            assert_eq!(chunked.meta.aliases, std::slice::from_ref(&doc.alias));
+            assert_eq!(chunked.chunks.len(), 7);
+            // No runbook mentions a codename except as its own alias.
+            assert!(
+                corpus.docs.iter().all(|d| !d.markdown.contains(&doc.alias)),
+                "{}",
+                doc.alias
+            );
+        }
     }
 
     #[test]

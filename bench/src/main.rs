@@ -1,5 +1,6 @@
 //! `ragdown-bench`: end-to-end workloads with their numbers, run against the real library code.
 //!
+//! `retrieval` measures ranking quality on the generated runbook corpus (see `retrieval.rs`).
 //! `index` times a full first index of a docs dir (fresh data dir each run), a no-op re-sync, and
 //! the search path behind `ragdown_recall` (query embedding + dense + BM25 + fusion), and reports
 //! medians over runs with the machine it ran on. Results are printed as one JSON object; commit
@@ -20,6 +21,8 @@ use ragdownd::engine::{Engine, EngineOptions};
 use ragdownd::index::sync::Layout;
 use ragdownd::search::{self, SearchRequest};
 use serde_json::json;
+
+mod retrieval;
 
 #[derive(Debug, Parser)]
 #[command(name = "ragdown-bench", about)]
@@ -45,6 +48,20 @@ enum Cmd {
     },
     /// First index, no-op re-sync and search latency over a docs dir.
     Index(IndexArgs),
+    /// Ranking quality on the runbook corpus: top-1, recall@5 and MRR of the product search
+    /// against rank fusion, score fusion, dense and BM25 alone; identifier and alias questions;
+    /// search latency.
+    Retrieval {
+        /// The embedder: minilm, hash, ...
+        #[arg(long, default_value = "minilm")]
+        embedder: String,
+        /// Where to write the JSON [default: bench/results/<UTC day>-retrieval-<embedder>.json].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also write the questions the product search did not answer first (JSON lines).
+        #[arg(long)]
+        misses: Option<PathBuf>,
+    },
 }
 
 /// The `index` workload's settings.
@@ -362,6 +379,21 @@ fn main() -> anyhow::Result<()> {
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
             Cmd::Index(args) => bench_index(args).await,
+            Cmd::Retrieval { embedder, out, misses } => {
+                let day = ragdownd::index::sync::iso_now()[..10].to_string();
+                let out = out.unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("results")
+                        .join(format!("{day}-retrieval-{embedder}.json"))
+                });
+                let mut result = retrieval::run(embedder.clone(), misses.as_deref()).await?;
+                result["date"] = json!(day);
+                result["command"] = json!(format!("ragdown-bench retrieval --embedder {embedder}"));
+                std::fs::write(&out, serde_json::to_string_pretty(&result)? + "\n")
+                    .with_context(|| out.display().to_string())?;
+                eprintln!("written to {}", out.display());
+                Ok(result)
+            }
         }
     })?;
     println!("{}", serde_json::to_string_pretty(&result)?);

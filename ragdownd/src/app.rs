@@ -22,6 +22,7 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
             text_limit: config.text_limit,
             read_only: config.read_only,
             notes_dir: config.notes_dir.clone(),
+            search: config.search,
             hook: config.hook,
         },
         ToolFilter {
@@ -102,6 +103,8 @@ pub async fn run_serve(
             "text_limit": config.text_limit,
             "root_mcp": config.root_mcp,
             "query_log": config.query_log,
+            "max_per_document": config.search.max_per_document,
+            "follow_links": config.search.follow_links,
         }),
         load_error: OnceLock::new(),
     });

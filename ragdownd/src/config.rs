@@ -14,6 +14,7 @@ use embedd::runtime::RuntimeOptions;
 
 use crate::embed::select::{EmbedderChoice, Endpoints};
 use crate::index::sync::Layout;
+use crate::search::SearchSettings;
 use crate::tools::context::HookDefaults;
 
 /// Our logs at info; the storage engine's and the MCP SDK's per-query chatter only when it matters.
@@ -76,6 +77,12 @@ pub struct Options {
     /// locations, never document text).
     #[arg(long, env = "RAGDOWN_QUERY_LOG", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub query_log: bool,
+    /// Most sections of one document a search returns ahead of other documents' (0: no cap).
+    #[arg(long, env = "RAGDOWN_MAX_PER_DOCUMENT", global = true, default_value_t = 0)]
+    pub max_per_document: usize,
+    /// How many of a search's best hits have the wikilinks in their own section followed (0: off).
+    #[arg(long, env = "RAGDOWN_FOLLOW_LINKS", global = true, default_value_t = 0)]
+    pub follow_links: usize,
     /// ragdown_context: most sections per prompt (1 to 50).
     #[arg(long, env = "RAGDOWN_HOOK_TOP_K", global = true, default_value_t = 4)]
     pub hook_top_k: usize,
@@ -171,6 +178,8 @@ pub struct Config {
     pub disabled_tools: Vec<String>,
     pub text_limit: usize,
     pub notes_dir: String,
+    /// The per-document cap and link following.
+    pub search: SearchSettings,
     /// ragdown_context's defaults.
     pub hook: HookDefaults,
     /// `RAGDOWN_QUERY_LOG` (under serve, a saved `query_log` wins over it).
@@ -234,6 +243,10 @@ impl Config {
                 .collect(),
             text_limit: o.text_limit,
             notes_dir: notes_dir(&o.notes_dir)?,
+            search: SearchSettings {
+                max_per_document: o.max_per_document,
+                follow_links: o.follow_links,
+            },
             hook,
             query_log: o.query_log,
             listen: std::net::SocketAddr::new(o.host, o.port),
@@ -366,6 +379,32 @@ mod tests {
         assert_ne!(stdio.data_dir, serve.data_dir);
         assert_eq!(stdio.data_dir.file_name().unwrap().len(), 16);
         assert_eq!(stdio.embedder.source.models_dir, PathBuf::from("/c/ragdown/models"));
+    }
+
+    #[test]
+    fn search_settings_default_off_and_read_their_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let config = Config::from_cli(parse(&["ragdownd", "stdio", "--docs", docs]), None, Some("/c".into())).unwrap();
+        assert_eq!(config.search, SearchSettings::default());
+        let cli = parse(&[
+            "ragdownd",
+            "stdio",
+            "--docs",
+            docs,
+            "--max-per-document",
+            "2",
+            "--follow-links",
+            "1",
+        ]);
+        let config = Config::from_cli(cli, None, Some("/c".into())).unwrap();
+        assert_eq!(
+            config.search,
+            SearchSettings {
+                max_per_document: 2,
+                follow_links: 1
+            }
+        );
     }
 
     #[test]

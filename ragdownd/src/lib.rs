@@ -6,7 +6,8 @@
 //! - [`documents`]: validated paths and safe writes of user documents (atomic, hash-guarded).
 //! - [`embed`]: the [`embed::Embedder`] trait and its implementations (in-process model, hash).
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
-//! - [`search`]: hybrid retrieval (dense + BM25, reciprocal rank fusion) and filters.
+//! - [`search`]: hybrid retrieval (dense + BM25; rank or score fusion, alias boost, per-document
+//!   cap, link following) and filters.
 //! - [`engine`]: one index with its embedder, indexer and watcher, and scopes onto it.
 //! - [`hook`]: which chunks `ragdown_context` injects (gates, names, aliases, session memory).
 //! - [`querylog`]: the query log and its summary.

@@ -235,6 +235,7 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
         text_limit: 2000,
         read_only: true,
         notes_dir: "notes".into(),
+        search: Default::default(),
         hook: HookDefaults::default(),
     };
     let off_topic = corpus::off_topic_prompts();

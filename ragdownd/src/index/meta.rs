@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::markdown::chunker::CHUNKER_VERSION;
 
 /// Bumped whenever the table's columns or their meaning change.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 
 /// The contents of `meta.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -330,11 +330,15 @@ impl Shared {
             let tags = format!(" {} ", meta.tags.join(" "));
             for chunk in &doc.chunks {
                 let embedding_text = chunker::embedding_text(&doc.title, chunk);
-                let search_text = if chunk.index == 0 && !meta.aliases.is_empty() {
+                let mut search_text = if chunk.index == 0 && !meta.aliases.is_empty() {
                     format!("{embedding_text}\n\n{}", meta.aliases.join("\n"))
                 } else {
                     embedding_text
                 };
+                let terms = crate::search::route::joined_terms(&search_text);
+                if !terms.is_empty() {
+                    search_text = format!("{search_text}\n\n{}", terms.join(" "));
+                }
                 rows.push(ChunkRow {
                     id: format!("{}#{}@{}", file.listed.path, chunk.index, &file.hash[..12]),
                     path: file.listed.path.clone(),

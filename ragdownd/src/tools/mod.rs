@@ -60,6 +60,8 @@ pub struct ToolSettings {
     pub read_only: bool,
     /// Where `ragdown_remember` writes, relative to a folder (`RAGDOWN_NOTES_DIR`).
     pub notes_dir: String,
+    /// `RAGDOWN_MAX_PER_DOCUMENT` and `RAGDOWN_FOLLOW_LINKS`.
+    pub search: search::SearchSettings,
     /// `ragdown_context` defaults (`RAGDOWN_HOOK_*`).
     pub hook: context::HookDefaults,
 }
@@ -211,7 +213,8 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
         within: scope.span_prefixes(),
     };
     let engine = &scope.engine;
-    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request).await?;
+    let options = search::SearchOptions::new(settings.search, engine.layout);
+    let hits = search::search_with(engine.store(), engine.embedder.as_ref(), &request, &options).await?;
     logging::recall(scope, settings, &args, &hits, started);
     let max_chars = args.max_chars.unwrap_or(settings.text_limit);
     match args.format {

@@ -56,6 +56,7 @@ fn settings() -> ToolSettings {
         text_limit: 2000,
         read_only: false,
         notes_dir: "notes".into(),
+        search: Default::default(),
         hook: HookDefaults {
             top_k: 4,
             min_score: Some(0.2),

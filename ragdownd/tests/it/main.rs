@@ -9,6 +9,7 @@ mod index;
 mod minilm;
 mod move_tool;
 mod remote;
+mod search;
 mod stdio;
 mod support;
 mod write;
