@@ -464,3 +464,37 @@ async fn idle_connections_close_after_the_keep_alive_timeout() {
     assert!(head.to_lowercase().contains("keep-alive: timeout=0"), "{head}");
     assert!(elapsed < Duration::from_secs(9), "{elapsed:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_right_token_is_never_answered_401_whatever_protocol_version_is_probed() {
+    let server = start().await;
+    wait_ready(&server).await;
+    let url = format!("{}/mcp/ops", server.base);
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"] {
+        let outcome = tokio::task::spawn_blocking({
+            let url = url.clone();
+            move || {
+                let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+                let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+                let mut statuses = Vec::new();
+                for body in [init, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})] {
+                    let response = agent
+                        .post(&url)
+                        .header("Content-Type", "application/json")
+                        .header("Accept", "application/json, text/event-stream")
+                        .header("Authorization", &format!("Bearer {TOKEN}"))
+                        .header("MCP-Protocol-Version", version)
+                        .send(body.to_string())
+                        .unwrap();
+                    statuses.push(response.status().as_u16());
+                }
+                statuses
+            }
+        })
+        .await
+        .unwrap();
+        assert!(!outcome.contains(&401), "{version}: {outcome:?}");
+        assert_eq!(outcome[0], 200, "{version}: initialize must answer");
+    }
+}
