@@ -21,7 +21,7 @@ use crate::{EmbedError, hub};
 #[derive(Debug, Clone, Parser)]
 #[command(name = "embedd", version, about)]
 pub struct Cli {
-    /// The model: a known name (granite-small, bge-small, embeddinggemma, minilm) or a directory
+    /// The model: a known name (granite-small, bge-small, embeddinggemma, minilm, minilm-fp32) or a directory
     /// holding model.onnx and tokenizer.json (and embedd.json unless named after a known model).
     #[arg(long, env = "EMBEDD_MODEL", default_value = registry::DEFAULT_MODEL)]
     pub model: String,
