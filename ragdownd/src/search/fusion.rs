@@ -2,7 +2,8 @@
 //! score fusion for queries that name something, the alias boost and the per-document cap.
 //!
 //! Pure functions over candidates; the index and the embedder are `super`'s business. Each keeps
-//! ties in first-appearance order (dense first), as the original's stable JavaScript sort does.
+//! ties in first-appearance order (dense first), as the original's stable JavaScript sort does,
+//! except that [`rank_fusion`] first breaks equal fused scores by [`tie_break`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -44,9 +45,36 @@ pub fn fuse(lists: Vec<(&'static str, Vec<Candidate>)>, limit: usize) -> Vec<Hit
 }
 
 /// Reciprocal rank fusion of both pools, uncut.
+///
+/// Equal fused scores are ordered by [`tie_break`]: when the two pools swap two chunks (dense
+/// puts A first and B second, BM25 the reverse), both get `1/61 + 1/62`, and the pool that put
+/// them further apart decides, where the original's stable sort let the dense pool win every
+/// such tie. Chunks still equal keep first-appearance order (dense first).
 pub fn rank_fusion(pools: Pools) -> Vec<Hit> {
+    let tie = tie_break(&pools);
     let lexical = pools.lexical.into_iter().map(|(c, _)| c).collect();
-    fuse(vec![("dense", pools.dense), ("lexical", lexical)], usize::MAX)
+    let mut hits = fuse(vec![("dense", pools.dense), ("lexical", lexical)], usize::MAX);
+    let key = |hit: &Hit| tie.get(&hit.chunk.id).copied().unwrap_or(0.0);
+    // Stable, and only equal fused scores compare by the key: the ranking is RRF's.
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| key(b).total_cmp(&key(a))));
+    hits
+}
+
+/// What breaks a tie in [`rank_fusion`]: for each chunk the sum of its min-max normalised score
+/// in each pool it is in (cosine for dense, BM25 for lexical; each in [0, 1], missing counts 0).
+/// Both pools weigh the same, as they do in RRF itself; unlike a rank, the sum says by how much
+/// each pool preferred one chunk to the other.
+pub fn tie_break(pools: &Pools) -> HashMap<String, f64> {
+    let dense: Vec<f64> = pools.dense.iter().map(|c| f64::from(c.similarity)).collect();
+    let lexical: Vec<f64> = pools.lexical.iter().map(|(_, s)| f64::from(*s)).collect();
+    let mut sums: HashMap<String, f64> = HashMap::new();
+    for (candidate, norm) in pools.dense.iter().zip(min_max(&dense)) {
+        *sums.entry(candidate.id.clone()).or_default() += norm;
+    }
+    for ((candidate, _), norm) in pools.lexical.iter().zip(min_max(&lexical)) {
+        *sums.entry(candidate.id.clone()).or_default() += norm;
+    }
+    sums
 }
 
 /// Score fusion, uncut: each side min-max normalised over its own pool, then
@@ -225,6 +253,47 @@ mod tests {
             lexical: vec![(candidate("name"), 12.0)],
         });
         assert_eq!(ids(&rrf)[..2], ["topic", "name"]);
+    }
+
+    #[test]
+    fn rank_fusion_breaks_a_swap_by_the_larger_margin() {
+        // Dense: a (0.80) just ahead of b (0.79); BM25: b (10) far ahead of a (2). Both get
+        // 1/61 + 1/62; b's normalised sum (0.9 + 1) beats a's (1 + 0.11), so b is first; c and d
+        // tie at 0 and keep first appearance.
+        let pools = Pools {
+            dense: vec![
+                with_similarity("a", 0.80),
+                with_similarity("b", 0.79),
+                with_similarity("c", 0.70),
+            ],
+            lexical: vec![
+                (with_similarity("b", 0.79), 10.0),
+                (with_similarity("a", 0.80), 2.0),
+                (with_similarity("d", 0.10), 1.0),
+            ],
+        };
+        let hits = rank_fusion(pools);
+        assert_eq!(ids(&hits), ["b", "a", "c", "d"]);
+        assert_eq!(hits[0].score, hits[1].score, "the fused scores are untouched");
+
+        // The same swap with the margins the other way round: dense decides.
+        let pools = Pools {
+            dense: vec![with_similarity("a", 0.90), with_similarity("b", 0.50)],
+            lexical: vec![
+                (with_similarity("b", 0.50), 10.0),
+                (with_similarity("a", 0.90), 9.5),
+                (with_similarity("d", 0.10), 1.0),
+            ],
+        };
+        assert_eq!(ids(&rank_fusion(pools))[..2], ["a", "b"]);
+
+        // A tie-break never overrides a fused score: c (dense rank 1 only) stays behind the
+        // chunk both pools found, whatever the margins.
+        let pools = Pools {
+            dense: vec![with_similarity("c", 0.99), with_similarity("both", 0.20)],
+            lexical: vec![(with_similarity("both", 0.20), 1.0)],
+        };
+        assert_eq!(ids(&rank_fusion(pools)), ["both", "c"]);
     }
 
     #[test]
