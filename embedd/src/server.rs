@@ -9,7 +9,6 @@ use std::sync::Arc;
 use proto::embedd_v1::embedder_server::EmbedderServer;
 use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::grpc::EmbedService;
 use crate::local::LocalEmbedder;
@@ -87,9 +86,18 @@ pub async fn serve(
     let grpc_server = tonic::transport::Server::builder()
         .add_service(reflection)
         .add_service(service)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(grpc), signal(stopped.clone()));
+        .serve_with_incoming_shutdown(
+            // Without TCP_NODELAY a small answer waits for the client's delayed ACK (~40 ms).
+            tonic::transport::server::TcpIncoming::from(grpc).with_nodelay(Some(true)),
+            signal(stopped.clone()),
+        );
 
     let app = crate::http::router(embedder, token);
+    let http = axum::serve::ListenerExt::tap_io(http, |tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::warn!("cannot set TCP_NODELAY: {err}");
+        }
+    });
     let http_server = axum::serve(http, app).with_graceful_shutdown(signal(stopped));
 
     let (grpc_result, http_result) = tokio::join!(grpc_server, async { http_server.await });
