@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A full re-index of the runbook corpus through ragdownd (chunking, embedding in-process, LanceDB,
+# full-text index), against raw Python ONNX Runtime on the same chunks, model and threads
+# (length-sorted batches of 8: the ceiling), in one run. int8 and fp32 minilm, 1 and 2 threads.
+# Appends to bench/results/<date>-reindex.jsonl.
+#
+#   bench/reindex.sh            # RUNS=3
+#
+# Release builds go to $RAGDOWN_CACHE/target-release. Run it on an idle machine.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$ROOT/scripts/lib.sh"
+export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
+RUNS=${RUNS:-3}
+"$ROOT/scripts/install-ort.sh" >/dev/null
+"$ROOT/scripts/install-model.sh" minilm >/dev/null
+"$ROOT/scripts/install-model.sh" minilm-fp32 >/dev/null
+VPY=$("$ROOT/scripts/install-python-tools.sh")
+(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench --bin embedd-load)
+BIN="$CARGO_TARGET_DIR/release"
+DAY=$(date -u +%Y-%m-%d)
+OUT="$ROOT/bench/results/$DAY-reindex.jsonl"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+"$BIN/ragdown-bench" corpus --out "$WORK/runbooks" >/dev/null
+rm "$WORK/runbooks/questions.json"
+"$BIN/embedd-load" --dump-chunks "$WORK/chunks.json"
+
+for model in minilm minilm-fp32; do
+    for threads in 1 2; do
+        log "ragdownd: $model, $threads thread(s)"
+        cmd="ragdown-bench index --docs <runbook corpus> --embedder $model --threads $threads --runs $RUNS --query-reps 1"
+        "$BIN/ragdown-bench" index --docs "$WORK/runbooks" --embedder "$model" --threads "$threads" --runs "$RUNS" \
+            --query-reps 1 2>/dev/null | "$PYTHON" -c '
+import json, sys
+r = json.load(sys.stdin)
+print(json.dumps({"what": "ragdownd full index", "model": sys.argv[1], "threads": int(sys.argv[2]),
+                  "chunks": r["chunks"], "chunks_per_s": r["index_chunks_per_s_median"],
+                  "command": sys.argv[3], "date": sys.argv[4]}))' "$model" "$threads" "$cmd" "$DAY" | tee -a "$OUT"
+        log "raw ONNX Runtime: $model, $threads thread(s)"
+        "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$model" \
+            --threads "$threads" --runs "$RUNS" --batch 8 --large 210 --label "reindex-$model-$threads" | "$PYTHON" -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("workload") != "raw-ort-runbooks-210":
+        continue
+    print(json.dumps({"what": "raw ONNX Runtime (Python), sorted batches of 8", "model": sys.argv[1],
+                      "threads": int(sys.argv[2]), "chunks": r["chunks"], "chunks_per_s": r["chunks_per_s"],
+                      "command": "bench/raw_ort.py --batch 8 --threads " + sys.argv[2], "date": sys.argv[3]}))' \
+            "$model" "$threads" "$DAY" | tee -a "$OUT"
+    done
+done
+log "results appended to $OUT"
