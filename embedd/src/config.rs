@@ -40,6 +40,10 @@ pub struct Cli {
     /// Most tokens one lane queues; beyond it requests get RESOURCE_EXHAUSTED (HTTP 429).
     #[arg(long, env = "EMBEDD_MAX_QUEUE_TOKENS", default_value_t = LocalOptions::default().max_queue_tokens)]
     pub max_queue_tokens: usize,
+    /// Serve the interactive lane from the main session only, instead of a second one-thread
+    /// session of its own (which keeps queries from waiting behind bulk batches).
+    #[arg(long, env = "EMBEDD_NO_INTERACTIVE_SESSION")]
+    pub no_interactive_session: bool,
     /// The gRPC address.
     #[arg(long, env = "EMBEDD_GRPC_ADDR", default_value = "127.0.0.1:50051")]
     pub grpc_addr: SocketAddr,
@@ -150,6 +154,7 @@ impl Config {
                 bucketing: None,
                 max_queue_tokens: cli.max_queue_tokens,
                 start_paused: false,
+                interactive_session: !cli.no_interactive_session,
             },
             grpc_addr: cli.grpc_addr,
             http_addr: cli.http_addr,

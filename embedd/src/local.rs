@@ -42,6 +42,9 @@ pub struct LocalOptions {
     /// Start with the worker paused until [`LocalEmbedder::resume`], to fill the queues first
     /// (tests use it to make lane order and backpressure deterministic).
     pub start_paused: bool,
+    /// A second session, with one thread, that serves only the interactive lane, so a query
+    /// never waits for the bulk batch already running (one more copy of the weights in memory).
+    pub interactive_session: bool,
 }
 
 impl Default for LocalOptions {
@@ -54,6 +57,7 @@ impl Default for LocalOptions {
             // About 11,000 runbook chunks of ~90 tokens per lane.
             max_queue_tokens: 1 << 20,
             start_paused: false,
+            interactive_session: true,
         }
     }
 }
@@ -186,18 +190,36 @@ impl LocalEmbedder {
             shared.metrics.queue(lane, 0, 0);
         }
         let encoder = model.encoder().clone();
-        let for_worker = Arc::clone(&shared);
-        std::thread::Builder::new()
-            .name(format!("embed-{}", spec.name))
-            .spawn(move || worker(model, for_worker))
-            .map_err(|e| EmbedError::Load {
-                name: spec.name.into(),
-                reason: format!("cannot start the worker thread: {e}"),
-            })?;
+        // The interactive session runs on the provider the main one settled on.
+        let interactive = if options.interactive_session {
+            Some(Model::load_on(spec, dir, 1, provider, runtime)?)
+        } else {
+            None
+        };
+        let spawn = |name: String, model: Model, only: Option<Lane>| {
+            let for_worker = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(name)
+                .spawn(move || worker(model, for_worker, only))
+                .map(drop)
+                .map_err(|e| EmbedError::Load {
+                    name: spec.name.into(),
+                    reason: format!("cannot start the worker thread: {e}"),
+                })
+        };
+        spawn(format!("embed-{}", spec.name), model, None)?;
+        if let Some(model) = interactive {
+            spawn(
+                format!("embed-{}-interactive", spec.name),
+                model,
+                Some(Lane::Interactive),
+            )?;
+        }
         tracing::info!(
             model = spec.name,
             %provider,
             threads,
+            interactive_session = options.interactive_session,
             max_batch_tokens = options.limits.max_batch_tokens,
             dir = %dir.display(),
             "embedding model loaded"
@@ -416,18 +438,23 @@ impl Shared {
         waiting.tokens += asked;
         self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
         drop(queue);
-        self.ready.notify_one();
+        // Two workers may wait, each for its own lanes: wake both.
+        self.ready.notify_all();
         Ok(())
     }
 
-    /// Blocks until there is a batch to run; `None` once the last handle is gone.
-    fn next_batch(&self) -> Option<(u64, Lane, Vec<Pending>)> {
+    /// Blocks until there is a batch to run, from `only` that lane if given; `None` once the
+    /// last handle is gone.
+    fn next_batch(&self, only: Option<Lane>) -> Option<(u64, Lane, Vec<Pending>)> {
         let mut queue = self.lock();
         loop {
             if queue.closed {
                 return None;
             }
-            let next = batch::next_lane(queue.lanes[0].items.len(), queue.lanes[1].items.len());
+            let next = match only {
+                Some(lane) => (!queue.lanes[lane.index()].items.is_empty()).then_some(lane),
+                None => batch::next_lane(queue.lanes[0].items.len(), queue.lanes[1].items.len()),
+            };
             if let (false, Some(lane)) = (queue.paused, next) {
                 let waiting = &mut queue.lanes[lane.index()];
                 let lengths: Vec<usize> = waiting.items.iter().take(WINDOW).map(|p| p.tokens.len()).collect();
@@ -530,9 +557,10 @@ impl Drop for CloseOnExit {
     }
 }
 
-fn worker(mut model: Model, shared: Arc<Shared>) {
+/// Runs batches until the queue closes: of every lane (interactive first), or of `only` one.
+fn worker(mut model: Model, shared: Arc<Shared>, only: Option<Lane>) {
     let _close = CloseOnExit(Arc::clone(&shared));
-    while let Some((number, lane, items)) = shared.next_batch() {
+    while let Some((number, lane, items)) = shared.next_batch(only) {
         let longest = items.iter().map(|p| p.tokens.len()).max().unwrap_or(0);
         let width = shared.bucketing.pad_width(longest);
         let real: usize = items.iter().map(|p| p.tokens.len()).sum();
