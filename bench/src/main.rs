@@ -12,15 +12,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use embedd::LocalOptions;
-use embedd::model::ModelSource;
-use embedd::runtime::RuntimeOptions;
-use ragdownd::embed::SharedEmbedder;
-use ragdownd::embed::select::{self, EmbedderChoice};
-use ragdownd::engine::{Engine, EngineOptions};
-use ragdownd::index::sync::Layout;
+use ragdownd::engine::Engine;
 use ragdownd::search::{self, SearchRequest};
 use serde_json::json;
+
+use bench::harness::{embedder, machine, open_engine};
 
 mod retrieval;
 
@@ -107,42 +103,6 @@ const VAULT_QUERIES: &[&str] = &[
     "what did the platform team discuss about Black Friday",
 ];
 
-fn cache_dir() -> PathBuf {
-    embedd::runtime::default_cache_dir(
-        std::env::var_os("RAGDOWN_CACHE").map(PathBuf::from),
-        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )
-    .expect("HOME is set")
-}
-
-fn embedder(name: &str, threads: Option<usize>, max_batch_tokens: Option<usize>) -> anyhow::Result<SharedEmbedder> {
-    let cache = cache_dir();
-    let mut local = LocalOptions::default();
-    if let Some(threads) = threads {
-        local.threads = threads;
-    }
-    if let Some(tokens) = max_batch_tokens {
-        local.limits.max_batch_tokens = tokens;
-    }
-    let choice = EmbedderChoice {
-        name: Some(name.to_string()),
-        source: ModelSource {
-            models_dir: std::env::var_os("RAGDOWN_MODELS")
-                .map(PathBuf::from)
-                .unwrap_or(cache.join("models")),
-            hub_endpoint: embedd::hub::DEFAULT_ENDPOINT.into(),
-            allow_download: false,
-            runtime: RuntimeOptions {
-                explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
-                cache_dir: Some(cache),
-            },
-        },
-        local,
-    };
-    Ok(select::select(&choice)?)
-}
-
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -159,39 +119,6 @@ fn peak_rss_mb() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
-}
-
-fn machine() -> serde_json::Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_default();
-    json!({
-        "cpu": cpu,
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-    })
-}
-
-/// An engine over `docs` that syncs only when asked, so the workloads time their own syncs.
-async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> anyhow::Result<Arc<Engine>> {
-    Ok(Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout: Layout::Single,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        embedder,
-    )
-    .await?)
 }
 
 fn copy_docs(from: &Path, to: &Path, copies: usize) -> anyhow::Result<()> {

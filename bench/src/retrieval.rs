@@ -178,7 +178,7 @@ async fn index(
     name: &str,
     embedder: ragdownd::embed::SharedEmbedder,
 ) -> anyhow::Result<(std::sync::Arc<Engine>, f64)> {
-    let engine = crate::open_engine(dir, &work.join(format!("data-{name}")), embedder).await?;
+    let engine = bench::harness::open_engine(dir, &work.join(format!("data-{name}")), embedder).await?;
     let started = Instant::now();
     engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     Ok((engine, started.elapsed().as_secs_f64() * 1000.0))
@@ -195,7 +195,7 @@ pub async fn run(embedder_name: String, misses_out: Option<&Path>) -> anyhow::Re
     corpus::write_markdown(&corpus, &plain)?;
     corpus::write_aliased_markdown(&corpus, &aliased)?;
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || crate::embedder(&name, None, None)).await??;
+    let embedder = tokio::task::spawn_blocking(move || bench::harness::embedder(&name, None, None)).await??;
 
     let (engine, index_ms) = index(&plain, work.path(), "plain", embedder.clone()).await?;
     let answerable: Vec<&Question> = corpus.questions.iter().filter(|q| !q.section.is_empty()).collect();
@@ -244,6 +244,6 @@ pub async fn run(embedder_name: String, misses_out: Option<&Path>) -> anyhow::Re
         "answerable_with_aliases_indexed": answerable_aliased,
         "latency": latency,
         "hook": hook,
-        "machine": crate::machine(),
+        "machine": bench::harness::machine(),
     }))
 }

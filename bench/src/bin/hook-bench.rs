@@ -15,16 +15,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use bench::corpus::{self, Corpus, Question};
+use bench::harness::{embedder, machine, open_engine};
 use clap::Parser;
-use embedd::LocalOptions;
-use embedd::model::ModelSource;
-use embedd::runtime::RuntimeOptions;
-use ragdownd::embed::SharedEmbedder;
-use ragdownd::embed::select::{self, EmbedderChoice};
-use ragdownd::engine::{Engine, EngineOptions, Scope};
+use ragdownd::engine::Scope;
 use ragdownd::hook::settings::HookOverrides;
 use ragdownd::hook::{Gates, Outcome};
-use ragdownd::index::sync::Layout;
 use ragdownd::search::Hit;
 use ragdownd::tools::ToolSettings;
 use ragdownd::tools::context::{self, Candidates, ContextArgs, HookDefaults};
@@ -53,35 +48,6 @@ struct Cli {
     /// Also write the result here.
     #[arg(long)]
     out: Option<PathBuf>,
-}
-
-fn cache_dir() -> PathBuf {
-    embedd::runtime::default_cache_dir(
-        std::env::var_os("RAGDOWN_CACHE").map(PathBuf::from),
-        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )
-    .expect("HOME is set")
-}
-
-fn embedder(name: &str) -> anyhow::Result<SharedEmbedder> {
-    let cache = cache_dir();
-    let choice = EmbedderChoice {
-        name: Some(name.to_string()),
-        source: ModelSource {
-            models_dir: std::env::var_os("RAGDOWN_MODELS")
-                .map(PathBuf::from)
-                .unwrap_or(cache.join("models")),
-            hub_endpoint: embedd::hub::DEFAULT_ENDPOINT.into(),
-            allow_download: false,
-            runtime: RuntimeOptions {
-                explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
-                cache_dir: Some(cache),
-            },
-        },
-        local: LocalOptions::default(),
-    };
-    Ok(select::select(&choice)?)
 }
 
 /// One prompt of the benchmark.
@@ -160,24 +126,6 @@ impl Tally {
     }
 }
 
-fn machine() -> Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_default();
-    json!({
-        "cpu": cpu,
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        // Quality figures do not depend on the profile; it is recorded so no one reads timings here.
-        "profile": if cfg!(debug_assertions) { "dev" } else { "release" },
-    })
-}
-
 fn prompts<'a>(corpus: &'a Corpus, off_topic: &'a [String]) -> Vec<Prompt<'a>> {
     let titles: HashMap<&str, &str> = corpus
         .docs
@@ -216,19 +164,8 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
     let docs = work.path().join("runbooks");
     corpus::write_markdown(&corpus, &docs)?;
     let name = cli.embedder.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name)).await??;
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs.clone(),
-            data_dir: work.path().join("data"),
-            layout: Layout::Single,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        embedder.clone(),
-    )
-    .await?;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None)).await??;
+    let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let scope = Scope::root(engine.clone());
     let settings = ToolSettings {
