@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use ragdownd::config::{Cli, Config};
 use ragdownd::embed::hash::HashEmbedder;
-use ragdownd::engine::{Engine, EngineOptions, Scope};
+use ragdownd::engine::{Engine, Scope};
 use ragdownd::index::sync::Layout;
 use ragdownd::querylog::Kind;
 use ragdownd::tools::context::{self, ContextArgs, HookDefaults};
@@ -67,19 +67,7 @@ fn settings() -> ToolSettings {
 }
 
 async fn engine(docs: &Path, data: &Path, layout: Layout) -> Arc<Engine> {
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        Arc::new(HashEmbedder),
-    )
-    .await
-    .unwrap();
+    let engine = crate::support::open_engine(docs, data, layout, Arc::new(HashEmbedder)).await;
     engine.sync(false).await.unwrap();
     engine
 }

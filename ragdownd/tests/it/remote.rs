@@ -12,13 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use embedd::{LocalEmbedder, LocalOptions, TextKind, registry};
+use ragdownd::embed::Embedder;
 use ragdownd::embed::remote::{RemoteEmbedder, RemoteOptions};
 use ragdownd::embed::select::{self, EmbedderChoice, Endpoints};
-use ragdownd::embed::{Embedder, SharedEmbedder};
-use ragdownd::engine::{Engine, EngineOptions};
 use ragdownd::index::sync::Layout;
 
-use crate::support::write;
+use crate::support::{open_engine, write};
 
 fn cache_dir() -> PathBuf {
     embedd::runtime::default_cache_dir(
@@ -167,22 +166,6 @@ fn texts(count: usize) -> Vec<String> {
         .collect()
 }
 
-async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
-    Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout: Layout::Single,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        embedder,
-    )
-    .await
-    .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn workers_give_the_in_process_vectors_and_share_the_index_fingerprint() {
     let workers = [Worker::start("minilm"), Worker::start("minilm")];
@@ -229,7 +212,7 @@ async fn a_worker_killed_mid_index_loses_nothing_and_the_cpu_takes_over_until_on
             &format!("# Runbook {i}\n\n{body}"),
         );
     }
-    let engine = open_engine(docs.path(), data.path(), Arc::new(remote.clone())).await;
+    let engine = open_engine(docs.path(), data.path(), Layout::Single, Arc::new(remote.clone())).await;
 
     // Kill one worker while the index is being built.
     let watcher = {

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ragdownd::embed::hash::HashEmbedder;
-use ragdownd::engine::{Engine, EngineOptions};
+use ragdownd::engine::Engine;
 use ragdownd::index::sync::Layout;
 use ragdownd::search::{self, Fusion, Hit, SearchOptions, SearchRequest, SearchSettings};
 use serde_json::json;
@@ -15,19 +15,7 @@ use serde_json::json;
 use crate::support::{StdioClient, docs, test_env, write};
 
 async fn open(docs: &Path, data: &Path, layout: Layout) -> Arc<Engine> {
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-        },
-        Arc::new(HashEmbedder),
-    )
-    .await
-    .unwrap();
+    let engine = crate::support::open_engine(docs, data, layout, Arc::new(HashEmbedder)).await;
     engine.indexer.sync(false).await.unwrap();
     engine
 }

@@ -194,3 +194,25 @@ impl Drop for StdioClient {
         let _ = self.child.start_kill();
     }
 }
+
+/// An engine over `docs` that syncs only when the test asks (no watcher, no sync on open).
+pub async fn open_engine(
+    docs: &Path,
+    data: &Path,
+    layout: ragdownd::index::sync::Layout,
+    embedder: ragdownd::embed::SharedEmbedder,
+) -> std::sync::Arc<ragdownd::engine::Engine> {
+    ragdownd::engine::Engine::open(
+        ragdownd::engine::EngineOptions {
+            docs_dir: docs.to_path_buf(),
+            data_dir: data.to_path_buf(),
+            layout,
+            watch: false,
+            sync_on_open: false,
+            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+        },
+        embedder,
+    )
+    .await
+    .unwrap()
+}
