@@ -105,10 +105,17 @@ pub fn breadcrumb(title: &str, heading: &str) -> String {
     }
 }
 
-/// The text given to the embedder: the breadcrumb first, so a chunk that says "run it twice"
-/// under `Backups › Restore` is found by a question about restoring backups.
+/// The text given to the embedder (and, with more, to the full-text index): the breadcrumb first,
+/// so a chunk that says "run it twice" under `Backups › Restore` is found by a question about
+/// restoring backups, then the chunk's text with its tables read out row by row
+/// ([`super::tables`]). The reference embeds the text as written; the rows are this port's own
+/// (measured in `bench/results/README.md`).
 pub fn embedding_text(title: &str, chunk: &Chunk) -> String {
-    format!("{}\n\n{}", breadcrumb(title, &chunk.heading), chunk.text)
+    format!(
+        "{}\n\n{}",
+        breadcrumb(title, &chunk.heading),
+        super::tables::linearize_tables(&chunk.text)
+    )
 }
 
 /// The one chunk of a document with no text under any heading (headings only, or empty).

@@ -12,6 +12,7 @@
 pub mod chunker;
 pub mod frontmatter;
 pub mod links;
+pub mod tables;
 
 pub use chunker::{
     CHUNKER_VERSION, Chunk, Document, HEADING_SEPARATOR, MAX_CHUNK_CHARS, breadcrumb, chunk_document, embedding_text,
