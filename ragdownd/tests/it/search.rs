@@ -413,3 +413,33 @@ async fn links_in_the_best_hits_bring_the_linked_documents_closest_sections() {
         ]
     );
 }
+
+const TABLED: &str = "# Kite\n\n## Configuration\n\n| Setting | Staging | Production |\n|---|---|---|\n| Replicas | 2 | 6 |\n| Memory limit | `1Gi` | 4Gi |\n\n## Production\n\nA production release needs approval.";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_is_embedded_cell_by_cell_and_returned_as_written() {
+    let (_docs, engine, _data) = docs_with(&[("kite.md", TABLED)]).await;
+    // The hash embedder is a function of the text alone, so a query of exactly the text that was
+    // embedded for the section meets its vector at cosine 1.
+    let embedded = "Kite › Configuration\n\nStaging Replicas: 2. Production Replicas: 6.\n\
+                    Staging Memory limit: 1Gi. Production Memory limit: 4Gi.";
+    let hits = run(&engine, &request(embedded, 2), &options(Fusion::DenseOnly)).await;
+    assert_eq!(hits[0].chunk.heading, "Kite › Configuration", "{hits:?}");
+    assert!(
+        hits[0].chunk.similarity > 0.9999,
+        "embedded as read out: {}",
+        hits[0].chunk.similarity
+    );
+    let as_written = format!("Kite › Configuration\n\n{}", hits[0].chunk.text);
+    let hits = run(&engine, &request(&as_written, 2), &options(Fusion::DenseOnly)).await;
+    assert!(
+        hits[0].chunk.similarity < 0.99,
+        "not as written: {}",
+        hits[0].chunk.similarity
+    );
+    // What is stored and returned is the file's own table.
+    assert_eq!(
+        hits[0].chunk.text,
+        "| Setting | Staging | Production |\n|---|---|---|\n| Replicas | 2 | 6 |\n| Memory limit | `1Gi` | 4Gi |"
+    );
+}
