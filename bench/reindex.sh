@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A full re-index of the runbook corpus through ragdownd (chunking, embedding in-process, LanceDB,
 # full-text index), against raw Python ONNX Runtime on the same chunks, model and threads
-# (length-sorted batches of 8: the ceiling), in one run. int8 and fp32 minilm, 1 and 2 threads.
+# (length-sorted batches of 8: the ceiling), in one run. int8 and fp32 minilm; 1 thread, and 2
+# threads in one session or in two sessions side by side (embedd's default for 2 threads).
 # Appends to bench/results/<date>-reindex.jsonl.
 #
 #   bench/reindex.sh            # RUNS=3
@@ -27,28 +28,33 @@ rm "$WORK/runbooks/questions.json"
 "$BIN/embedd-load" --dump-chunks "$WORK/chunks.json"
 
 for model in minilm minilm-fp32; do
-    for threads in 1 2; do
-        log "ragdownd: $model, $threads thread(s)"
-        cmd="ragdown-bench index --docs <runbook corpus> --embedder $model --threads $threads --runs $RUNS --query-reps 1"
-        "$BIN/ragdown-bench" index --docs "$WORK/runbooks" --embedder "$model" --threads "$threads" --runs "$RUNS" \
-            --query-reps 1 2>/dev/null | "$PYTHON" -c '
+    for config in 1:1 2:1 2:2; do
+        threads=${config%:*}
+        sessions=${config#*:}
+        log "ragdownd: $model, $threads thread(s), $sessions session(s)"
+        cmd="ragdown-bench index --docs <runbook corpus> --embedder $model --threads $threads --sessions $sessions --runs $RUNS --query-reps 1"
+        "$BIN/ragdown-bench" index --docs "$WORK/runbooks" --embedder "$model" --threads "$threads" \
+            --sessions "$sessions" --runs "$RUNS" --query-reps 1 2>/dev/null | "$PYTHON" -c '
 import json, sys
 r = json.load(sys.stdin)
 print(json.dumps({"what": "ragdownd full index", "model": sys.argv[1], "threads": int(sys.argv[2]),
-                  "chunks": r["chunks"], "chunks_per_s": r["index_chunks_per_s_median"],
-                  "command": sys.argv[3], "date": sys.argv[4]}))' "$model" "$threads" "$cmd" "$DAY" | tee -a "$OUT"
-        log "raw ONNX Runtime: $model, $threads thread(s)"
+                  "sessions": int(sys.argv[3]), "chunks": r["chunks"],
+                  "chunks_per_s": r["index_chunks_per_s_median"], "command": sys.argv[4],
+                  "date": sys.argv[5]}))' "$model" "$threads" "$sessions" "$cmd" "$DAY" | tee -a "$OUT"
+        log "raw ONNX Runtime: $model, $threads thread(s), $sessions session(s)"
         "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$model" \
-            --threads "$threads" --runs "$RUNS" --batch 8 --large 210 --label "reindex-$model-$threads" | "$PYTHON" -c '
+            --threads "$threads" --sessions "$sessions" --runs "$RUNS" --batch 8 --large 210 \
+            --label "reindex-$model-$threads-$sessions" | "$PYTHON" -c '
 import json, sys
 for line in sys.stdin:
     r = json.loads(line)
     if r.get("workload") != "raw-ort-runbooks-210":
         continue
     print(json.dumps({"what": "raw ONNX Runtime (Python), sorted batches of 8", "model": sys.argv[1],
-                      "threads": int(sys.argv[2]), "chunks": r["chunks"], "chunks_per_s": r["chunks_per_s"],
-                      "command": "bench/raw_ort.py --batch 8 --threads " + sys.argv[2], "date": sys.argv[3]}))' \
-            "$model" "$threads" "$DAY" | tee -a "$OUT"
+                      "threads": int(sys.argv[2]), "sessions": int(sys.argv[3]), "chunks": r["chunks"],
+                      "chunks_per_s": r["chunks_per_s"],
+                      "command": f"bench/raw_ort.py --batch 8 --threads {sys.argv[2]} --sessions {sys.argv[3]}",
+                      "date": sys.argv[4]}))' "$model" "$threads" "$sessions" "$DAY" | tee -a "$OUT"
     done
 done
 log "results appended to $OUT"

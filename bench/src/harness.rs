@@ -23,12 +23,21 @@ pub fn cache_dir() -> PathBuf {
     .expect("HOME is set")
 }
 
-/// An installed embedder (never downloaded), with optional thread and batch settings. Blocking.
-pub fn embedder(name: &str, threads: Option<usize>, max_batch_tokens: Option<usize>) -> anyhow::Result<SharedEmbedder> {
+/// An installed embedder (never downloaded), with optional thread, session and batch settings.
+/// Blocking.
+pub fn embedder(
+    name: &str,
+    threads: Option<usize>,
+    sessions: Option<usize>,
+    max_batch_tokens: Option<usize>,
+) -> anyhow::Result<SharedEmbedder> {
     let cache = cache_dir();
     let mut local = LocalOptions::default();
     if let Some(threads) = threads {
         local.threads = threads;
+    }
+    if let Some(sessions) = sessions {
+        local.sessions = sessions;
     }
     if let Some(tokens) = max_batch_tokens {
         local.limits.max_batch_tokens = tokens;

@@ -81,6 +81,10 @@ struct IndexArgs {
     /// ONNX Runtime threads [default: half the cores].
     #[arg(long)]
     threads: Option<usize>,
+    /// Sessions running batches side by side, sharing the threads [default: embedd's, one per
+    /// thread up to four].
+    #[arg(long)]
+    sessions: Option<usize>,
     /// Padded tokens per batch [default: embedd's default].
     #[arg(long)]
     max_batch_tokens: Option<usize>,
@@ -148,6 +152,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         queries,
         query_reps,
         threads,
+        sessions,
         max_batch_tokens,
         copies,
     } = args;
@@ -167,7 +172,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
 
     let loading = Instant::now();
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads, max_batch_tokens)).await??;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads, sessions, max_batch_tokens)).await??;
     let load_ms = loading.elapsed().as_secs_f64() * 1000.0;
 
     let mut index_ms = Vec::new();
@@ -231,6 +236,8 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         "files": files,
         "chunks": chunks,
         "runs": runs,
+        "threads": threads,
+        "sessions": sessions,
         "embedder_load_ms": load_ms.round(),
         "index_ms_median": median(&mut index_ms).round(),
         "index_chunks_per_s_median": (median(&mut chunks_per_s) * 10.0).round() / 10.0,
@@ -261,7 +268,7 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
     let docs = work.path().join("runbooks");
     bench::corpus::write_markdown(&corpus, &docs)?;
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None)).await??;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let mut on_topic = Vec::new();

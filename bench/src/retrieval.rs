@@ -195,7 +195,7 @@ pub async fn run(embedder_name: String, misses_out: Option<&Path>) -> anyhow::Re
     corpus::write_markdown(&corpus, &plain)?;
     corpus::write_aliased_markdown(&corpus, &aliased)?;
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || bench::harness::embedder(&name, None, None)).await??;
+    let embedder = tokio::task::spawn_blocking(move || bench::harness::embedder(&name, None, None, None)).await??;
 
     let (engine, index_ms) = index(&plain, work.path(), "plain", embedder.clone()).await?;
     let answerable: Vec<&Question> = corpus.questions.iter().filter(|q| !q.section.is_empty()).collect();

@@ -31,6 +31,10 @@ pub struct Cli {
     /// ONNX Runtime intra-op threads [default: half the cores].
     #[arg(long, env = "EMBEDD_THREADS")]
     pub threads: Option<usize>,
+    /// Sessions that run batches side by side, sharing the threads [default: one per thread,
+    /// at most four; GPU providers one].
+    #[arg(long, env = "EMBEDD_SESSIONS")]
+    pub sessions: Option<usize>,
     /// Most padded tokens (rows x width) in one batch.
     #[arg(long, env = "EMBEDD_MAX_BATCH_TOKENS", default_value_t = BatchLimits::default().max_batch_tokens)]
     pub max_batch_tokens: usize,
@@ -76,7 +80,7 @@ pub struct Cli {
 /// A configuration problem, reported before anything starts.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("EMBEDD_THREADS must be at least 1")]
+    #[error("EMBEDD_THREADS and EMBEDD_SESSIONS must be at least 1")]
     Threads,
     #[error("EMBEDD_MAX_BATCH_TOKENS and EMBEDD_MAX_BATCH_SIZE must be at least 1")]
     Batch,
@@ -110,7 +114,7 @@ pub struct Config {
 impl Config {
     /// Validates parsed flags. `home` and `xdg_cache` come from the environment via `main`.
     pub fn from_cli(cli: Cli, home: Option<PathBuf>, xdg_cache: Option<PathBuf>) -> Result<Self, ConfigError> {
-        if cli.threads == Some(0) {
+        if cli.threads == Some(0) || cli.sessions == Some(0) {
             return Err(ConfigError::Threads);
         }
         if cli.max_batch_tokens == 0 || cli.max_batch_size == 0 {
@@ -146,6 +150,7 @@ impl Config {
             },
             local: LocalOptions {
                 threads: cli.threads.unwrap_or_else(default_threads),
+                sessions: cli.sessions.unwrap_or(0),
                 limits: BatchLimits {
                     max_batch_tokens: cli.max_batch_tokens,
                     max_batch_size: cli.max_batch_size,
@@ -201,6 +206,7 @@ mod tests {
         assert!(matches!(config.model, ModelChoice::Known(spec) if spec.name == "minilm"));
         assert_eq!(config.local.provider, Provider::Cpu);
         assert_eq!(config.local.threads, 3);
+        assert_eq!(config.local.sessions, 0, "auto unless asked");
         assert_eq!(config.local.limits.max_batch_tokens, 256);
         assert_eq!(config.source.models_dir, PathBuf::from("/h/.cache/ragdown/models"));
         assert_eq!(config.http_addr, "127.0.0.1:8080".parse().unwrap());
@@ -209,6 +215,7 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_the_reason() {
         assert!(matches!(parse(&["--threads", "0"]), Err(ConfigError::Threads)));
+        assert!(matches!(parse(&["--sessions", "0"]), Err(ConfigError::Threads)));
         let unknown = parse(&["--model", "nope"]).unwrap_err().to_string();
         assert!(unknown.contains("nope") && unknown.contains("minilm"), "{unknown}");
         assert!(Cli::try_parse_from(["embedd", "--provider", "tpu"]).is_err());

@@ -74,6 +74,7 @@ pub fn info(info: &EngineInfo) -> pb::InfoResponse {
         bucket_step: info.bucketing.step as u32,
         pad_to_bucket: info.bucketing.pad_to_bucket,
         max_queue_tokens: info.max_queue_tokens.min(u32::MAX as usize) as u32,
+        sessions: info.sessions as u32,
     }
 }
 

@@ -27,8 +27,11 @@ use crate::runtime::RuntimeOptions;
 /// How the embedder runs.
 #[derive(Debug, Clone)]
 pub struct LocalOptions {
-    /// ONNX Runtime intra-op threads.
+    /// ONNX Runtime intra-op threads, shared out among the sessions.
     pub threads: usize,
+    /// Sessions that run batches side by side (data parallel), each with its share of
+    /// `threads`; 0 picks [`auto_sessions`]. GPU providers always run one.
+    pub sessions: usize,
     /// Batch limits for the length-bucketing policy.
     pub limits: BatchLimits,
     /// The execution provider; `auto` tries the GPU providers first and falls back to CPU.
@@ -51,6 +54,7 @@ impl Default for LocalOptions {
     fn default() -> Self {
         Self {
             threads: default_threads(),
+            sessions: 0,
             limits: BatchLimits::default(),
             provider: Provider::Cpu,
             bucketing: None,
@@ -68,6 +72,25 @@ pub fn default_threads() -> usize {
     (cores / 2).max(1)
 }
 
+/// Sessions for `threads` CPU threads when none are asked for: one per thread, at most four.
+///
+/// A small encoder's matrices are too small for intra-op threads to pay: on our 2-core machine
+/// two one-thread sessions embedding side by side did 1.18x the chunks/s of one two-thread
+/// session (fp32 minilm, batches of 8; `bench/results/README.md`). Past four, each session's
+/// extra copy of the weights costs more memory than the last thread gains, so the threads are
+/// shared out among four.
+pub fn auto_sessions(threads: usize) -> usize {
+    threads.clamp(1, 4)
+}
+
+/// `threads` shared out among `sessions`, the first ones getting the remainder.
+fn session_threads(threads: usize, sessions: usize) -> Vec<usize> {
+    let sessions = sessions.clamp(1, threads.max(1));
+    (0..sessions)
+        .map(|i| (threads / sessions + usize::from(i < threads % sessions)).max(1))
+        .collect()
+}
+
 /// What runs the model and how: what the server's `Info` reports.
 #[derive(Debug, Clone)]
 pub struct EngineInfo {
@@ -76,7 +99,10 @@ pub struct EngineInfo {
     pub provider: Provider,
     /// The provider asked for at start.
     pub requested_provider: Provider,
+    /// Intra-op threads in all the bulk sessions together.
     pub threads: usize,
+    /// Sessions running batches side by side (not counting the interactive one).
+    pub sessions: usize,
     pub limits: BatchLimits,
     pub bucketing: Bucketing,
     pub max_queue_tokens: usize,
@@ -158,7 +184,16 @@ impl LocalEmbedder {
         options: &LocalOptions,
     ) -> Result<Self, EmbedError> {
         let threads = options.threads.max(1);
-        let (model, provider) = Model::load_best(spec, dir, threads, options.provider, runtime)?;
+        let wanted = match options.sessions {
+            0 => auto_sessions(threads),
+            n => n,
+        };
+        let mut shares = session_threads(threads, wanted);
+        let (model, provider) = Model::load_best(spec, dir, shares[0], options.provider, runtime)?;
+        if provider.is_gpu() {
+            // One session feeds a GPU; more would only contend for it.
+            shares = vec![threads];
+        }
         let bucketing = options.bucketing.unwrap_or(if provider.is_gpu() {
             Bucketing::GPU
         } else {
@@ -169,6 +204,7 @@ impl LocalEmbedder {
             provider,
             requested_provider: options.provider,
             threads,
+            sessions: shares.len(),
             limits: options.limits,
             bucketing,
             max_queue_tokens: options.max_queue_tokens,
@@ -179,6 +215,8 @@ impl LocalEmbedder {
                 closed: false,
                 paused: options.start_paused,
                 batches: 0,
+                running: 0,
+                most_running: 0,
             }),
             ready: Condvar::new(),
             metrics: Metrics::new(),
@@ -190,7 +228,12 @@ impl LocalEmbedder {
             shared.metrics.queue(lane, 0, 0);
         }
         let encoder = model.encoder().clone();
-        // The interactive session runs on the provider the main one settled on.
+        // The other bulk sessions, and the interactive one, run on the provider the first
+        // settled on.
+        let mut others = Vec::new();
+        for &share in &shares[1..] {
+            others.push(Model::load_on(spec, dir, share, provider, runtime)?);
+        }
         let interactive = if options.interactive_session {
             Some(Model::load_on(spec, dir, 1, provider, runtime)?)
         } else {
@@ -208,6 +251,9 @@ impl LocalEmbedder {
                 })
         };
         spawn(format!("embed-{}", spec.name), model, None)?;
+        for (i, model) in others.into_iter().enumerate() {
+            spawn(format!("embed-{}-{}", spec.name, i + 2), model, None)?;
+        }
         if let Some(model) = interactive {
             spawn(
                 format!("embed-{}-interactive", spec.name),
@@ -219,6 +265,7 @@ impl LocalEmbedder {
             model = spec.name,
             %provider,
             threads,
+            sessions = shares.len(),
             interactive_session = options.interactive_session,
             max_batch_tokens = options.limits.max_batch_tokens,
             dir = %dir.display(),
@@ -270,6 +317,11 @@ impl LocalEmbedder {
     /// Batches run so far.
     pub fn batches_run(&self) -> u64 {
         self.inner.shared.lock().batches
+    }
+
+    /// The most batches that ever ran at the same time, across every session.
+    pub fn most_batches_at_once(&self) -> usize {
+        self.inner.shared.lock().most_running
     }
 
     /// Stops taking batches (those running finish); requests still queue up.
@@ -365,6 +417,9 @@ struct Queue {
     paused: bool,
     /// Batches run so far, which also numbers them.
     batches: u64,
+    /// Batches running now, and the most that ever ran at once (across every session).
+    running: usize,
+    most_running: usize,
 }
 
 struct Shared {
@@ -438,7 +493,7 @@ impl Shared {
         waiting.tokens += asked;
         self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
         drop(queue);
-        // Two workers may wait, each for its own lanes: wake both.
+        // Several workers may wait, some for one lane only: wake them all.
         self.ready.notify_all();
         Ok(())
     }
@@ -474,6 +529,8 @@ impl Shared {
                     continue;
                 }
                 queue.batches += 1;
+                queue.running += 1;
+                queue.most_running = queue.most_running.max(queue.running);
                 return Some((queue.batches, lane, taken));
             }
             queue = self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner());
@@ -568,9 +625,35 @@ fn worker(mut model: Model, shared: Arc<Shared>, only: Option<Lane>) {
         let started = Instant::now();
         let result = model.run_padded(&rows, width);
         let elapsed = started.elapsed();
+        shared.lock().running -= 1;
         shared
             .metrics
             .batch(lane, items.len(), real, width, elapsed.as_secs_f64());
         shared.finish(number, items, result, started, elapsed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_shared_out_among_the_sessions() {
+        assert_eq!(session_threads(2, 2), [1, 1]);
+        assert_eq!(session_threads(5, 2), [3, 2]);
+        assert_eq!(session_threads(8, 4), [2, 2, 2, 2]);
+        assert_eq!(session_threads(1, 1), [1]);
+        // Never more sessions than threads, never a session without one.
+        assert_eq!(session_threads(2, 6), [1, 1]);
+        assert_eq!(session_threads(0, 3), [1]);
+    }
+
+    #[test]
+    fn auto_is_one_session_per_thread_up_to_four() {
+        assert_eq!(auto_sessions(1), 1);
+        assert_eq!(auto_sessions(2), 2);
+        assert_eq!(auto_sessions(4), 4);
+        assert_eq!(auto_sessions(16), 4);
+        assert_eq!(session_threads(16, auto_sessions(16)), [4, 4, 4, 4]);
     }
 }

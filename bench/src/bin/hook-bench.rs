@@ -164,7 +164,7 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
     let docs = work.path().join("runbooks");
     corpus::write_markdown(&corpus, &docs)?;
     let name = cli.embedder.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None)).await??;
+    let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let scope = Scope::root(engine.clone());

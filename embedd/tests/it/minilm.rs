@@ -31,6 +31,13 @@ pub fn cache_dir() -> PathBuf {
 }
 
 fn start(threads: usize) -> LocalEmbedder {
+    start_with(LocalOptions {
+        threads,
+        ..LocalOptions::default()
+    })
+}
+
+fn start_with(options: LocalOptions) -> LocalEmbedder {
     let cache = cache_dir();
     let source = ModelSource {
         models_dir: std::env::var_os("RAGDOWN_MODELS")
@@ -42,10 +49,6 @@ fn start(threads: usize) -> LocalEmbedder {
             explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
             cache_dir: Some(cache),
         },
-    };
-    let options = LocalOptions {
-        threads,
-        ..LocalOptions::default()
     };
     LocalEmbedder::start(registry::find("minilm").unwrap(), &source, &options)
         .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh minilm first"))
@@ -99,6 +102,43 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
         "{cos_unrelated}"
     );
     assert!(cos_answer > cos_unrelated + 0.3);
+}
+
+#[tokio::test]
+async fn two_sessions_run_batches_side_by_side_with_the_same_vectors() {
+    let golden = golden();
+    let embedder = start_with(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        start_paused: true,
+        interactive_session: false,
+        ..LocalOptions::default()
+    });
+    assert_eq!((embedder.info().sessions, embedder.info().threads), (2, 2));
+    // Enough texts for many batches, queued before either session starts.
+    let texts: Vec<String> = golden
+        .texts
+        .iter()
+        .cycle()
+        .take(golden.texts.len() * 20)
+        .cloned()
+        .collect();
+    let pending = {
+        let embedder = embedder.clone();
+        let texts = texts.clone();
+        tokio::spawn(async move { embedder.embed(texts, TextKind::Document).await })
+    };
+    while embedder.depth()[1].texts < texts.len() {
+        tokio::task::yield_now().await;
+    }
+    embedder.resume();
+    let vectors = pending.await.unwrap().unwrap();
+    for (i, got) in vectors.iter().enumerate() {
+        let expected = &golden.vectors[i % golden.texts.len()];
+        assert!(max_abs_diff(got, expected) < 1e-4, "text {i}");
+    }
+    assert!(embedder.batches_run() > 2, "{}", embedder.batches_run());
+    assert_eq!(embedder.most_batches_at_once(), 2, "both sessions ran batches at once");
 }
 
 #[tokio::test]
