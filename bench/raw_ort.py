@@ -34,6 +34,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--provider", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--label", default="")
+    parser.add_argument("--corpus", default="runbooks", help="the corpus's name in the workload names")
     args = parser.parse_args()
 
     texts = json.load(open(args.chunks))
@@ -91,7 +92,8 @@ def main():
             t.start()
         for t in threads:
             t.join()
-    for name, corpus in (("raw-ort-runbooks-210", texts), ("raw-ort-runbooks-10k", (texts * (args.large // len(texts) + 1))[: args.large])):
+    large = (texts * (args.large // len(texts) + 1))[: args.large]
+    for name, corpus in ((f"raw-ort-{args.corpus}-{len(texts)}", texts), (f"raw-ort-{args.corpus}-{len(large)}", large)):
         best = None
         for _ in range(args.runs):
             started = time.perf_counter()

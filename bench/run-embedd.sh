@@ -6,6 +6,8 @@
 #
 #   bench/run-embedd.sh                      # minilm, CPU, 2 threads, 4 bulk requests in flight
 #   THREADS=1 CONCURRENCY=8 bench/run-embedd.sh
+#   SESSIONS=1 bench/run-embedd.sh           # one two-thread session instead of two of one
+#   DOCS=examples/vault bench/run-embedd.sh  # that folder's chunks instead of the runbooks
 #   PROVIDER=cuda ORT_DYLIB_PATH=... VPY=... bench/run-embedd.sh   # what bench/gpu.sh does
 #
 # Release builds go to $RAGDOWN_CACHE/target-release (never the test build's directory). embedd
@@ -19,6 +21,19 @@ export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 MODEL=${MODEL:-minilm}
 PROVIDER=${PROVIDER:-cpu}
 THREADS=${THREADS:-2}
+# embedd's default: one session per thread, at most four (EMBEDD_SESSIONS); one on a GPU.
+if [ "$PROVIDER" = cpu ]; then
+    SESSIONS=${SESSIONS:-$(( THREADS < 4 ? THREADS : 4 ))}
+else
+    SESSIONS=${SESSIONS:-1}
+fi
+DOCS=${DOCS:-}
+CORPUS_ARGS=()
+CORPUS=runbooks
+if [ -n "$DOCS" ]; then
+    CORPUS_ARGS=(--docs "$DOCS")
+    CORPUS=$(basename "$DOCS")
+fi
 CONCURRENCY=${CONCURRENCY:-4}
 RUNS=${RUNS:-3}
 LABEL=${LABEL:-$(uname -n)-$PROVIDER}
@@ -42,10 +57,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$BIN/embedd-load" --dump-chunks "$WORK/chunks.json"
+"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --dump-chunks "$WORK/chunks.json"
 
-log "starting embedd ($MODEL on $PROVIDER, $THREADS threads) on $GRPC_ADDR / $HTTP_ADDR"
-EMBEDD_MODEL=$MODEL EMBEDD_PROVIDER=$PROVIDER EMBEDD_THREADS=$THREADS EMBEDD_OFFLINE=true \
+log "starting embedd ($MODEL on $PROVIDER, $THREADS threads, $SESSIONS sessions) on $GRPC_ADDR / $HTTP_ADDR"
+EMBEDD_MODEL=$MODEL EMBEDD_PROVIDER=$PROVIDER EMBEDD_THREADS=$THREADS EMBEDD_SESSIONS=$SESSIONS EMBEDD_OFFLINE=true \
     EMBEDD_GRPC_ADDR=$GRPC_ADDR EMBEDD_HTTP_ADDR=$HTTP_ADDR \
     "$BIN/embedd" 2>"$WORK/embedd.log" &
 EMBEDD_PID=$!
@@ -56,7 +71,7 @@ for _ in $(seq 1 600); do
 done
 grep -q "embedd serving" "$WORK/embedd.log" || die "embedd did not start within a minute"
 
-"$BIN/embedd-load" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
+"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
     --runs "$RUNS" --label "$LABEL" --model-dir "$RAGDOWN_MODELS/$MODEL" | tee -a "$OUT"
 kill -TERM "$EMBEDD_PID"
 wait "$EMBEDD_PID" || true
@@ -66,7 +81,7 @@ log "raw Python ONNX Runtime, same model, threads and texts"
 RAW_PROVIDER=cpu
 [ "$PROVIDER" = cuda ] && RAW_PROVIDER=cuda
 "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$MODEL" \
-    --threads "$THREADS" --runs "$RUNS" --batch "${RAW_BATCH:-8}" --provider "$RAW_PROVIDER" --label "$LABEL" | tee -a "$OUT"
+    --threads "$THREADS" --sessions "$SESSIONS" --corpus "$CORPUS" --runs "$RUNS" --batch "${RAW_BATCH:-8}" --provider "$RAW_PROVIDER" --label "$LABEL" | tee -a "$OUT"
 
 log "results appended to $OUT"
 "$PYTHON" - "$OUT" "$LABEL" <<'PY'

@@ -57,10 +57,42 @@ struct Args {
     /// A label copied into every result line (e.g. the machine or the provider).
     #[arg(long, default_value = "")]
     label: String,
-    /// Write the runbook chunks as a JSON array of strings to this file and exit (for
+    /// Write the corpus's chunks as a JSON array of strings to this file and exit (for
     /// bench/raw_ort.py, which embeds the same texts with Python ONNX Runtime).
     #[arg(long)]
     dump_chunks: Option<PathBuf>,
+    /// Use the Markdown files under this directory (e.g. examples/vault) as the corpus instead of
+    /// the generated runbooks.
+    #[arg(long)]
+    docs: Option<PathBuf>,
+}
+
+/// The chunks of every `.md` file under `dir`, as ragdownd embeds them, in path order.
+fn docs_chunks(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files).with_context(|| dir.display().to_string())?;
+    files.sort();
+    let mut chunks = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
+        let relative = file.strip_prefix(dir).unwrap_or(&file).to_string_lossy().into_owned();
+        let document = ragdownd::markdown::chunk_document(&relative, &text);
+        for chunk in &document.chunks {
+            chunks.push(ragdownd::markdown::embedding_text(&document.title, chunk));
+        }
+    }
+    Ok(chunks)
 }
 
 /// The runbook corpus's chunks, as ragdownd embeds them.
@@ -177,8 +209,15 @@ fn round(value: f64, digits: i32) -> f64 {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let (corpus_name, small) = match &args.docs {
+        Some(dir) => {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            (name, docs_chunks(dir)?)
+        }
+        None => ("runbooks".to_string(), runbook_chunks()),
+    };
     if let Some(path) = &args.dump_chunks {
-        std::fs::write(path, serde_json::to_string(&runbook_chunks())?)?;
+        std::fs::write(path, serde_json::to_string(&small)?)?;
         return Ok(());
     }
     let channel = Channel::from_shared(args.grpc.clone())?
@@ -197,20 +236,20 @@ async fn main() -> anyhow::Result<()> {
         .into_inner();
     let fingerprint = info.fingerprint.clone().context("Info has no fingerprint")?;
     eprintln!(
-        "embedd: {} on {} (asked {}), {} threads, batches of at most {} tokens / {} texts",
+        "embedd: {} on {} (asked {}), {} threads in {} session(s), batches of at most {} tokens / {} texts",
         fingerprint.name,
         info.provider,
         info.requested_provider,
         info.threads,
+        info.sessions,
         info.max_batch_tokens,
         info.max_batch_size
     );
 
-    let small = runbook_chunks();
     let large: Vec<String> = small.iter().cycle().take(args.large).cloned().collect();
     let questions: Vec<String> = bench::corpus::generate().questions.into_iter().map(|q| q.q).collect();
     if small.is_empty() || questions.is_empty() {
-        bail!("the runbook corpus is empty");
+        bail!("the corpus is empty");
     }
 
     // Padding of the same texts without bucketing, from the model's own tokenizer.
@@ -236,14 +275,17 @@ async fn main() -> anyhow::Result<()> {
         "model": fingerprint.name,
         "provider": info.provider,
         "threads": info.threads,
+        "sessions": info.sessions,
+        "corpus": corpus_name,
         "max_batch_tokens": info.max_batch_tokens,
         "concurrency": args.concurrency,
         "request_texts": args.request_texts,
         "date": chrono_free_date(),
     });
 
-    let large_name = format!("runbooks-{}", large.len());
-    for (name, texts) in [("runbooks-210", &small), (large_name.as_str(), &large)] {
+    let small_name = format!("{corpus_name}-{}", small.len());
+    let large_name = format!("{corpus_name}-{}", large.len());
+    for (name, texts) in [(small_name.as_str(), &small), (large_name.as_str(), &large)] {
         let lengths: Vec<usize> = texts
             .iter()
             .map(|t| encoder.tokenize(t, TextKind::Document).map(|ids| ids.len()))
