@@ -7,7 +7,7 @@
 #   bench/run-embedd.sh                      # minilm, CPU, 2 threads, 4 bulk requests in flight
 #   THREADS=1 CONCURRENCY=8 bench/run-embedd.sh
 #   SESSIONS=1 bench/run-embedd.sh           # one two-thread session instead of two of one
-#   DOCS=examples/vault bench/run-embedd.sh  # that folder's chunks instead of the runbooks
+#   DOCS=examples/vault LARGE=2000 bench/run-embedd.sh  # that folder's chunks (and 2,000 copies)
 #   PROVIDER=cuda ORT_DYLIB_PATH=... VPY=... bench/run-embedd.sh   # what bench/gpu.sh does
 #
 # Release builds go to $RAGDOWN_CACHE/target-release (never the test build's directory). embedd
@@ -36,6 +36,7 @@ if [ -n "$DOCS" ]; then
 fi
 CONCURRENCY=${CONCURRENCY:-4}
 RUNS=${RUNS:-3}
+LARGE=${LARGE:-10000}
 LABEL=${LABEL:-$(uname -n)-$PROVIDER}
 GRPC_ADDR=${GRPC_ADDR:-127.0.0.1:50151}
 HTTP_ADDR=${HTTP_ADDR:-127.0.0.1:8151}
@@ -71,7 +72,7 @@ for _ in $(seq 1 600); do
 done
 grep -q "embedd serving" "$WORK/embedd.log" || die "embedd did not start within a minute"
 
-"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
+"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --large "$LARGE" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
     --runs "$RUNS" --label "$LABEL" --model-dir "$RAGDOWN_MODELS/$MODEL" | tee -a "$OUT"
 kill -TERM "$EMBEDD_PID"
 wait "$EMBEDD_PID" || true
@@ -81,7 +82,7 @@ log "raw Python ONNX Runtime, same model, threads and texts"
 RAW_PROVIDER=cpu
 [ "$PROVIDER" = cuda ] && RAW_PROVIDER=cuda
 "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$MODEL" \
-    --threads "$THREADS" --sessions "$SESSIONS" --corpus "$CORPUS" --runs "$RUNS" --batch "${RAW_BATCH:-8}" --provider "$RAW_PROVIDER" --label "$LABEL" | tee -a "$OUT"
+    --threads "$THREADS" --sessions "$SESSIONS" --corpus "$CORPUS" --large "$LARGE" --runs "$RUNS" --batch "${RAW_BATCH:-8}" --provider "$RAW_PROVIDER" --label "$LABEL" | tee -a "$OUT"
 
 log "results appended to $OUT"
 "$PYTHON" - "$OUT" "$LABEL" <<'PY'

@@ -239,11 +239,19 @@ impl LocalEmbedder {
         } else {
             None
         };
+        // With a session kept for queries, the bulk sessions yield the CPU to it.
+        let yield_to_queries = options.interactive_session;
         let spawn = |name: String, model: Model, only: Option<Lane>| {
             let for_worker = Arc::clone(&shared);
+            let lower = yield_to_queries && only.is_none();
             std::thread::Builder::new()
                 .name(name)
-                .spawn(move || worker(model, for_worker, only))
+                .spawn(move || {
+                    if lower && !lower_this_threads_priority() {
+                        tracing::debug!("could not lower a bulk session's CPU priority");
+                    }
+                    worker(model, for_worker, only)
+                })
                 .map(drop)
                 .map_err(|e| EmbedError::Load {
                     name: spec.name.into(),
@@ -612,6 +620,32 @@ impl Drop for CloseOnExit {
             lane.tokens = 0;
         }
     }
+}
+
+/// How far the bulk sessions' threads step back: nice +10 over the process's own (about a tenth
+/// of the CPU share of a normal thread when both want a core), at most 19.
+const BULK_NICE_STEP: i32 = 10;
+
+/// Lowers the calling thread's CPU priority by [`BULK_NICE_STEP`], so that when every core is
+/// busy with bulk batches the interactive session's thread still gets a core as soon as a query
+/// comes (measured in `bench/results/README.md`). Linux only (`setpriority` on a thread id);
+/// elsewhere a no-op that says so.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn lower_this_threads_priority() -> bool {
+    // SAFETY: gettid, getpriority and setpriority take and return plain integers and touch no
+    // memory of ours; raising one's own thread's nice value needs no privilege. getpriority may
+    // return -1 as a real value, which only makes the step start from -1.
+    unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        libc::setpriority(libc::PRIO_PROCESS, tid, (now + BULK_NICE_STEP).min(19)) == 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_this_threads_priority() -> bool {
+    false
 }
 
 /// Runs batches until the queue closes: of every lane (interactive first), or of `only` one.

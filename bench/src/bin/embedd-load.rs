@@ -211,7 +211,10 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let (corpus_name, small) = match &args.docs {
         Some(dir) => {
-            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             (name, docs_chunks(dir)?)
         }
         None => ("runbooks".to_string(), runbook_chunks()),

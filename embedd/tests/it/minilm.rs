@@ -158,3 +158,57 @@ async fn a_missing_model_without_downloads_is_a_clear_error() {
         "{message}"
     );
 }
+
+/// Each thread of this process whose name starts with `prefix`, with its nice value.
+#[cfg(target_os = "linux")]
+fn threads_named(prefix: &str) -> Vec<(String, i64)> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(name) = std::fs::read_to_string(task.path().join("comm")) else {
+            continue; // the thread ended meanwhile
+        };
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised name: state is field 3, nice field 19.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let nice: i64 = after.split(' ').nth(16).unwrap().parse().unwrap();
+        if name.trim_end().starts_with(prefix) {
+            found.push((name.trim_end().to_string(), nice));
+        }
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn bulk_sessions_step_back_for_the_interactive_one() {
+    let embedder = start_with(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        ..LocalOptions::default()
+    });
+    embedder.embed(vec!["warm".into()], TextKind::Query).await.unwrap();
+    // Other tests' embedders run in this process too: ours are the two bulk threads stepped back
+    // by 10 (no other test lowers a thread), and no interactive thread is ever lowered.
+    let own = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let own: i64 = own[own.rfind(')').unwrap() + 2..]
+        .split(' ')
+        .nth(16)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let lowered = (own + 10).min(19);
+    let bulk: Vec<_> = threads_named("embed-minilm")
+        .into_iter()
+        .filter(|(name, _)| name == "embed-minilm" || name == "embed-minilm-2")
+        .collect();
+    assert!(
+        bulk.iter().filter(|(_, nice)| *nice == lowered).count() >= 2,
+        "{bulk:?}"
+    );
+    let interactive = threads_named("embed-minilm-in");
+    assert!(!interactive.is_empty());
+    assert!(interactive.iter().all(|(_, nice)| *nice == own), "{interactive:?}");
+    drop(embedder);
+}
