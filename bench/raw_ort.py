@@ -30,7 +30,8 @@ def main():
                         help="sessions running batches side by side from as many Python threads "
                              "(ONNX Runtime releases the GIL), sharing --threads")
     parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--large", type=int, default=10_000)
+    parser.add_argument("--large", type=int, default=10_000,
+                        help="also this many chunks (copies of the corpus); 0 or the corpus's size: none")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--provider", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--label", default="")
@@ -92,8 +93,11 @@ def main():
             t.start()
         for t in threads:
             t.join()
-    large = (texts * (args.large // len(texts) + 1))[: args.large]
-    for name, corpus in ((f"raw-ort-{args.corpus}-{len(texts)}", texts), (f"raw-ort-{args.corpus}-{len(large)}", large)):
+    corpora = [(f"raw-ort-{args.corpus}-{len(texts)}", texts)]
+    if args.large > 0 and args.large != len(texts):
+        large = (texts * (args.large // len(texts) + 1))[: args.large]
+        corpora.append((f"raw-ort-{args.corpus}-{len(large)}", large))
+    for name, corpus in corpora:
         best = None
         for _ in range(args.runs):
             started = time.perf_counter()

@@ -37,6 +37,7 @@ fi
 CONCURRENCY=${CONCURRENCY:-4}
 RUNS=${RUNS:-3}
 LARGE=${LARGE:-10000}
+QUERIES=${QUERIES:-100}
 LABEL=${LABEL:-$(uname -n)-$PROVIDER}
 GRPC_ADDR=${GRPC_ADDR:-127.0.0.1:50151}
 HTTP_ADDR=${HTTP_ADDR:-127.0.0.1:8151}
@@ -72,7 +73,7 @@ for _ in $(seq 1 600); do
 done
 grep -q "embedd serving" "$WORK/embedd.log" || die "embedd did not start within a minute"
 
-"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --large "$LARGE" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
+"$BIN/embedd-load" "${CORPUS_ARGS[@]}" --large "$LARGE" --queries "$QUERIES" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
     --runs "$RUNS" --label "$LABEL" --model-dir "$RAGDOWN_MODELS/$MODEL" | tee -a "$OUT"
 kill -TERM "$EMBEDD_PID"
 wait "$EMBEDD_PID" || true

@@ -75,10 +75,10 @@ pub fn default_threads() -> usize {
 /// Sessions for `threads` CPU threads when none are asked for: one per thread, at most four.
 ///
 /// A small encoder's matrices are too small for intra-op threads to pay: on our 2-core machine
-/// two one-thread sessions embedding side by side did 1.18x the chunks/s of one two-thread
-/// session (fp32 minilm, batches of 8; `bench/results/README.md`). Past four, each session's
-/// extra copy of the weights costs more memory than the last thread gains, so the threads are
-/// shared out among four.
+/// two one-thread sessions embedding side by side did 1.04-1.23x the chunks/s of one two-thread
+/// session (minilm, `bench/reindex.sh`; `bench/results/README.md`). Each session holds its own
+/// copy of the weights, and more than four were never measured, so past four threads the
+/// sessions share them out instead of multiplying.
 pub fn auto_sessions(threads: usize) -> usize {
     threads.clamp(1, 4)
 }
