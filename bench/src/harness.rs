@@ -31,7 +31,6 @@ pub fn embedder(
     sessions: Option<usize>,
     max_batch_tokens: Option<usize>,
 ) -> anyhow::Result<SharedEmbedder> {
-    let cache = cache_dir();
     let mut local = LocalOptions::default();
     if let Some(threads) = threads {
         local.threads = threads;
@@ -42,7 +41,23 @@ pub fn embedder(
     if let Some(tokens) = max_batch_tokens {
         local.limits.max_batch_tokens = tokens;
     }
-    let choice = EmbedderChoice {
+    Ok(select::select(&choice(name, local))?)
+}
+
+/// `name` served by the `embedd` workers at `urls` (ragdownd's remote embedder, with its CPU
+/// fallback), as `RAGDOWN_EMBEDD_URL` gives them.
+pub async fn remote_embedder(name: &str, urls: Vec<String>) -> anyhow::Result<SharedEmbedder> {
+    let endpoints = select::Endpoints {
+        embedd_urls: urls,
+        ..select::Endpoints::default()
+    };
+    Ok(select::open(&choice(name, LocalOptions::default()), &endpoints).await?)
+}
+
+/// The embedder choice for an installed model (never downloaded).
+fn choice(name: &str, local: LocalOptions) -> EmbedderChoice {
+    let cache = cache_dir();
+    EmbedderChoice {
         name: Some(name.to_string()),
         source: ModelSource {
             models_dir: std::env::var_os("RAGDOWN_MODELS")
@@ -56,8 +71,7 @@ pub fn embedder(
             },
         },
         local,
-    };
-    Ok(select::select(&choice)?)
+    }
 }
 
 /// An engine over `docs` that syncs only when asked, so the workloads time their own syncs.

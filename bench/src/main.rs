@@ -91,6 +91,10 @@ struct IndexArgs {
     /// Also copy the docs this many times (into subdirectories) to make a bigger corpus.
     #[arg(long, default_value_t = 1)]
     copies: usize,
+    /// Embed through these `embedd` workers (comma-separated, as `RAGDOWN_EMBEDD_URL`) instead
+    /// of in-process; --threads, --sessions and --max-batch-tokens are then the workers' own.
+    #[arg(long, value_delimiter = ',')]
+    embedd_url: Vec<String>,
 }
 
 /// Queries for the example vault: paraphrases and identifiers.
@@ -155,6 +159,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         sessions,
         max_batch_tokens,
         copies,
+        embedd_url,
     } = args;
     let queries: Vec<String> = match queries {
         Some(path) => std::fs::read_to_string(&path)
@@ -172,7 +177,12 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
 
     let loading = Instant::now();
     let name = embedder_name.clone();
-    let embedder = tokio::task::spawn_blocking(move || embedder(&name, threads, sessions, max_batch_tokens)).await??;
+    let remote = !embedd_url.is_empty();
+    let embedder = if remote {
+        bench::harness::remote_embedder(&name, embedd_url.clone()).await?
+    } else {
+        tokio::task::spawn_blocking(move || embedder(&name, threads, sessions, max_batch_tokens)).await??
+    };
     let load_ms = loading.elapsed().as_secs_f64() * 1000.0;
 
     let mut index_ms = Vec::new();
@@ -238,6 +248,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         "runs": runs,
         "threads": threads,
         "sessions": sessions,
+        "embedd_url": embedd_url,
         "embedder_load_ms": load_ms.round(),
         "index_ms_median": median(&mut index_ms).round(),
         "index_chunks_per_s_median": (median(&mut chunks_per_s) * 10.0).round() / 10.0,

@@ -31,6 +31,21 @@ use super::{EmbedError, Embedder};
 /// Most texts one gRPC call carries; a larger batch is split so several workers share it.
 pub const PART_TEXTS: usize = 64;
 
+/// How many texts each part of an `n`-text batch carries, in order, for `workers` live workers:
+/// at most [`PART_TEXTS`] each, as even as can be, and a multiple of `workers` parts, so that
+/// sending each to the least busy worker leaves every worker the same share. (Cut into parts of
+/// 64, 210 texts on two workers went 128 to one and 82 to the other: 143 chunks/s where one
+/// worker with both threads did 170.)
+fn part_sizes(n: usize, workers: usize) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let workers = workers.max(1);
+    let parts = n.div_ceil(PART_TEXTS).div_ceil(workers) * workers;
+    let parts = parts.min(n);
+    (0..parts).map(|i| n / parts + usize::from(i < n % parts)).collect()
+}
+
 /// How often workers that are out are checked.
 const HEALTH_EVERY: Duration = Duration::from_secs(2);
 
@@ -482,9 +497,14 @@ impl Embedder for RemoteEmbedder {
 
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
         Box::pin(async move {
-            let parts = texts
-                .chunks(PART_TEXTS)
-                .map(|part| self.inner.embed_part(part.to_vec(), kind));
+            let live = self.inner.workers.iter().filter(|w| w.health() == Health::Up).count();
+            let mut rest = texts.as_slice();
+            let mut parts = Vec::new();
+            for size in part_sizes(texts.len(), live) {
+                let (part, tail) = rest.split_at(size);
+                parts.push(self.inner.embed_part(part.to_vec(), kind));
+                rest = tail;
+            }
             let answers = futures::future::try_join_all(parts).await?;
             Ok(answers.concat())
         })
@@ -505,6 +525,24 @@ mod tests {
             document_prefix: String::new(),
             max_tokens: 256,
             weights_sha256: sha.into(),
+        }
+    }
+
+    #[test]
+    fn parts_share_a_batch_evenly_among_the_workers() {
+        assert_eq!(part_sizes(210, 2), [53, 53, 52, 52]);
+        assert_eq!(part_sizes(210, 1), [53, 53, 52, 52]);
+        assert_eq!(part_sizes(210, 3), [35; 6]);
+        assert_eq!(part_sizes(64, 1), [64]);
+        assert_eq!(part_sizes(65, 1), [33, 32]);
+        assert_eq!(part_sizes(3, 4), [1, 1, 1], "never an empty part");
+        assert_eq!(part_sizes(1, 0), [1], "no live worker: one part, for the fallback");
+        assert!(part_sizes(0, 2).is_empty());
+        for (n, workers) in [(1000, 2), (257, 3), (10, 2)] {
+            let sizes = part_sizes(n, workers);
+            assert_eq!(sizes.iter().sum::<usize>(), n);
+            assert!(sizes.iter().all(|&s| (1..=PART_TEXTS).contains(&s)), "{sizes:?}");
+            assert_eq!(sizes.len() % workers, 0, "{sizes:?}");
         }
     }
 
