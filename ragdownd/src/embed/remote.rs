@@ -1,8 +1,9 @@
 //! The remote embedder: one or more `embedd` workers over gRPC, with the in-process CPU model as
 //! the fallback.
 //!
-//! - Each batch is cut into parts that go, concurrently, to the healthy worker with the least
-//!   outstanding work. Queries ride the interactive lane, documents the bulk lane.
+//! - Each batch is cut into even parts (a multiple of the healthy workers, at most 64 texts each)
+//!   that go, concurrently, to the healthy worker with the least outstanding work. Queries ride
+//!   the interactive lane, documents the bulk lane.
 //! - A part whose worker fails or times out is retried on another worker; that worker is taken out
 //!   until a health check finds it answering again. A busy worker (`RESOURCE_EXHAUSTED`) stays in,
 //!   and the part waits briefly and tries again.
