@@ -185,15 +185,19 @@ impl LocalEmbedder {
     ) -> Result<Self, EmbedError> {
         let threads = options.threads.max(1);
         let wanted = match options.sessions {
+            _ if options.provider.is_gpu() => 1,
             0 => auto_sessions(threads),
             n => n,
         };
         let mut shares = session_threads(threads, wanted);
         let (model, provider) = Model::load_best(spec, dir, shares[0], options.provider, runtime)?;
         if provider.is_gpu() {
-            // One session feeds a GPU; more would only contend for it.
-            shares = vec![threads];
+            // One session feeds a GPU; more would only contend for it. (`auto` settling on a GPU
+            // keeps the first CPU share for the ops the GPU provider leaves to the CPU.)
+            shares.truncate(1);
         }
+        // What the sessions really got.
+        let threads = shares.iter().sum();
         let bucketing = options.bucketing.unwrap_or(if provider.is_gpu() {
             Bucketing::GPU
         } else {
