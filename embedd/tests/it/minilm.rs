@@ -199,15 +199,24 @@ async fn bulk_sessions_step_back_for_the_interactive_one() {
         .parse()
         .unwrap();
     let lowered = (own + 10).min(19);
-    let bulk: Vec<_> = threads_named("embed-minilm")
-        .into_iter()
-        .filter(|(name, _)| name == "embed-minilm" || name == "embed-minilm-2")
-        .collect();
+    // A thread names itself and lowers its priority once it runs: wait for both (up to 10 s).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let (bulk, interactive) = loop {
+        let bulk: Vec<_> = threads_named("embed-minilm")
+            .into_iter()
+            .filter(|(name, _)| name == "embed-minilm" || name == "embed-minilm-2")
+            .collect();
+        let interactive = threads_named("embed-minilm-in");
+        let lowered_bulk = bulk.iter().filter(|(_, nice)| *nice == lowered).count();
+        if (lowered_bulk >= 2 && !interactive.is_empty()) || std::time::Instant::now() > deadline {
+            break (bulk, interactive);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     assert!(
         bulk.iter().filter(|(_, nice)| *nice == lowered).count() >= 2,
         "{bulk:?}"
     );
-    let interactive = threads_named("embed-minilm-in");
     assert!(!interactive.is_empty());
     assert!(interactive.iter().all(|(_, nice)| *nice == own), "{interactive:?}");
     drop(embedder);
