@@ -117,6 +117,29 @@ pub struct Candidate {
     pub similarity: f32,
 }
 
+/// A BM25 match: the chunk, its BM25 score, and its stored vector.
+#[derive(Debug, Clone)]
+pub struct Lexical {
+    pub candidate: Candidate,
+    pub score: f32,
+    pub vector: Vec<f32>,
+}
+
+impl Lexical {
+    /// The candidate with its cosine similarity to `query_vector` (both unit length), and its
+    /// BM25 score.
+    pub fn with_similarity(self, query_vector: &[f32]) -> (Candidate, f32) {
+        let similarity = self.vector.iter().zip(query_vector).map(|(a, b)| a * b).sum();
+        (
+            Candidate {
+                similarity,
+                ..self.candidate
+            },
+            self.score,
+        )
+    }
+}
+
 /// An indexed document and its front matter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentInfo {
@@ -507,15 +530,10 @@ impl Store {
         Ok(out)
     }
 
-    /// The `limit` best BM25 matches for `query`, each with its BM25 score and its cosine
-    /// similarity to `query_vector`.
-    pub async fn lexical(
-        &self,
-        query: &str,
-        query_vector: &[f32],
-        filter: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<(Candidate, f32)>> {
+    /// The `limit` best BM25 matches for `query`, each with its BM25 score and its stored vector
+    /// (the candidate's `similarity` is 0 until [`Lexical::with_similarity`] sets it, so the search
+    /// can run before the query's vector exists).
+    pub async fn lexical(&self, query: &str, filter: Option<&str>, limit: usize) -> Result<Vec<Lexical>> {
         let fts = FullTextSearchQuery::new(query.to_string())
             .with_column("search_text".into())
             .map_err(|e| StoreError(e.to_string()))?;
@@ -537,19 +555,15 @@ impl Store {
             let scores = column(batch, "_score")?.as_primitive::<Float32Type>().clone();
             for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
                 let stored = vectors.value(row);
-                let stored = stored.as_primitive::<Float32Type>();
-                let similarity = stored.values().iter().zip(query_vector).map(|(a, b)| a * b).sum();
-                out.push((
-                    Candidate {
-                        similarity,
-                        ..candidate
-                    },
-                    scores.value(row),
-                ));
+                out.push(Lexical {
+                    candidate,
+                    score: scores.value(row),
+                    vector: stored.as_primitive::<Float32Type>().values().to_vec(),
+                });
             }
         }
         // The scan of rows not yet in the full-text index may come back unsorted.
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
         Ok(out)
     }
 

@@ -183,24 +183,11 @@ pub async fn search_with(
     if request.within.as_ref().is_some_and(Vec::is_empty) {
         return Ok(Vec::new());
     }
-    let query_vector = embedder
-        .embed(vec![request.query.to_string()], TextKind::Query)
-        .await?
-        .pop()
-        .unwrap_or_default();
     let pool = (request.limit * 4).max(20);
     let mut superseded: Vec<String> = store.superseded().await?.keys().cloned().collect();
     superseded.sort();
     let filter = filter_clause(request, &superseded);
-    let pools = pools(
-        store,
-        request.query,
-        &query_vector,
-        filter.as_deref(),
-        pool,
-        options.fusion,
-    )
-    .await?;
+    let (query_vector, pools) = pools(store, embedder, request.query, filter.as_deref(), pool, options.fusion).await?;
     let mut hits = match options.fusion {
         Fusion::DenseOnly => fuse(vec![("dense", pools.dense)], usize::MAX),
         Fusion::LexicalOnly => {
@@ -233,30 +220,50 @@ pub async fn search_with(
     Ok(hits)
 }
 
-/// The dense and BM25 pools of a query (only those `fusion` uses). A BM25 failure is logged and
-/// leaves the lexical pool empty, so the search answers from vectors alone.
+/// The query's vector, and its dense and BM25 pools (only those `fusion` uses). The BM25 search
+/// runs while the query is embedded and the vectors searched, and its candidates get their cosine
+/// once the vector is there. A BM25 failure is logged and leaves the lexical pool empty, so the
+/// search answers from vectors alone.
 async fn pools(
     store: &Store,
+    embedder: &dyn Embedder,
     query: &str,
-    query_vector: &[f32],
     filter: Option<&str>,
     pool: usize,
     fusion: Fusion,
-) -> Result<fusion::Pools, SearchError> {
-    let mut pools = fusion::Pools::default();
-    if fusion != Fusion::LexicalOnly {
-        pools.dense = store.dense(query_vector, filter, pool).await?;
-    }
-    if fusion != Fusion::DenseOnly && HAS_WORD.is_match(query) {
-        match store
-            .lexical(&route::lexical_query(query), query_vector, filter, pool)
-            .await
-        {
-            Ok(lexical) => pools.lexical = lexical,
-            Err(err) => tracing::warn!("full-text search failed, answering from vectors alone: {err}"),
+) -> Result<(Vec<f32>, fusion::Pools), SearchError> {
+    let dense = async {
+        let query_vector = embedder
+            .embed(vec![query.to_string()], TextKind::Query)
+            .await?
+            .pop()
+            .unwrap_or_default();
+        let dense = match fusion {
+            Fusion::LexicalOnly => Vec::new(),
+            _ => store.dense(&query_vector, filter, pool).await?,
+        };
+        Ok::<_, SearchError>((query_vector, dense))
+    };
+    let lexical_query = route::lexical_query(query);
+    let lexical = async {
+        if fusion == Fusion::DenseOnly || !HAS_WORD.is_match(query) {
+            return Vec::new();
         }
-    }
-    Ok(pools)
+        match store.lexical(&lexical_query, filter, pool).await {
+            Ok(lexical) => lexical,
+            Err(err) => {
+                tracing::warn!("full-text search failed, answering from vectors alone: {err}");
+                Vec::new()
+            }
+        }
+    };
+    let (dense, lexical) = futures::join!(dense, lexical);
+    let (query_vector, dense) = dense?;
+    let lexical = lexical
+        .into_iter()
+        .map(|found| found.with_similarity(&query_vector))
+        .collect();
+    Ok((query_vector, fusion::Pools { dense, lexical }))
 }
 
 /// The documents `query` calls by one of their aliases (whole word, ignoring case, 3+ characters):

@@ -110,14 +110,21 @@ async fn the_full_text_index_finds_identifiers_whole() {
         ("db.m5.large", "Use db.m5.large here.", "Use db m5 large here."),
     ] {
         let pair = docs_with(&[("joined.md", joined), ("apart.md", apart)]).await;
-        let vector = vec![0.0; 384];
         let lexical_query = search::route::lexical_query(query);
-        let scored = pair.1.store().lexical(&lexical_query, &vector, None, 5).await.unwrap();
-        let score = |path: &str| scored.iter().find(|(c, _)| c.path == path).map(|(_, s)| *s);
+        let scored = pair.1.store().lexical(&lexical_query, None, 5).await.unwrap();
+        let score = |path: &str| {
+            scored
+                .iter()
+                .find(|found| found.candidate.path == path)
+                .map(|found| found.score)
+        };
         assert!(
             score("joined.md").unwrap() > score("apart.md").unwrap_or(0.0),
             "{query}: {:?}",
-            scored.iter().map(|(c, s)| (c.path.clone(), *s)).collect::<Vec<_>>()
+            scored
+                .iter()
+                .map(|found| (found.candidate.path.clone(), found.score))
+                .collect::<Vec<_>>()
         );
     }
 
