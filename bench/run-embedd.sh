@@ -21,9 +21,9 @@ export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 MODEL=${MODEL:-minilm}
 PROVIDER=${PROVIDER:-cpu}
 THREADS=${THREADS:-2}
-# embedd's default: one session per thread, at most four (EMBEDD_SESSIONS); one on a GPU.
+# embedd's default: one session per thread, at most two (EMBEDD_SESSIONS); one on a GPU.
 if [ "$PROVIDER" = cpu ]; then
-    SESSIONS=${SESSIONS:-$(( THREADS < 4 ? THREADS : 4 ))}
+    SESSIONS=${SESSIONS:-$(( THREADS < 2 ? THREADS : 2 ))}
 else
     SESSIONS=${SESSIONS:-1}
 fi

@@ -82,7 +82,7 @@ struct IndexArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Sessions running batches side by side, sharing the threads [default: embedd's, one per
-    /// thread up to four].
+    /// thread up to two].
     #[arg(long)]
     sessions: Option<usize>,
     /// Padded tokens per batch [default: embedd's default].

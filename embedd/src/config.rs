@@ -32,7 +32,7 @@ pub struct Cli {
     #[arg(long, env = "EMBEDD_THREADS")]
     pub threads: Option<usize>,
     /// Sessions that run batches side by side, sharing the threads [default: one per thread,
-    /// at most four; GPU providers one].
+    /// at most two; GPU providers one].
     #[arg(long, env = "EMBEDD_SESSIONS")]
     pub sessions: Option<usize>,
     /// Most padded tokens (rows x width) in one batch.

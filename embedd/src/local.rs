@@ -72,15 +72,16 @@ pub fn default_threads() -> usize {
     (cores / 2).max(1)
 }
 
-/// Sessions for `threads` CPU threads when none are asked for: one per thread, at most four.
+/// Sessions for `threads` CPU threads when none are asked for: one per thread, at most two.
 ///
 /// A small encoder's matrices are too small for intra-op threads to pay: on our 2-core machine
 /// two one-thread sessions embedding side by side did 1.04-1.23x the chunks/s of one two-thread
-/// session (minilm, `bench/reindex.sh`; `bench/results/README.md`). Each session holds its own
-/// copy of the weights, and more than four were never measured, so past four threads the
-/// sessions share them out instead of multiplying.
+/// session (minilm, `bench/reindex.sh`; `bench/results/README.md`). But each session costs about
+/// 100 MB of memory (peak RSS with minilm: 449 MB with one, 546 with two, 762 with four), and
+/// more than two were never measured for speed, so past two threads the two sessions share them
+/// out; `EMBEDD_SESSIONS` asks for more.
 pub fn auto_sessions(threads: usize) -> usize {
-    threads.clamp(1, 4)
+    threads.clamp(1, 2)
 }
 
 /// `threads` shared out among `sessions`, the first ones getting the remainder.
@@ -687,11 +688,11 @@ mod tests {
     }
 
     #[test]
-    fn auto_is_one_session_per_thread_up_to_four() {
+    fn auto_is_one_session_per_thread_up_to_two() {
         assert_eq!(auto_sessions(1), 1);
         assert_eq!(auto_sessions(2), 2);
-        assert_eq!(auto_sessions(4), 4);
-        assert_eq!(auto_sessions(16), 4);
-        assert_eq!(session_threads(16, auto_sessions(16)), [4, 4, 4, 4]);
+        assert_eq!(auto_sessions(4), 2);
+        assert_eq!(auto_sessions(16), 2);
+        assert_eq!(session_threads(5, auto_sessions(5)), [3, 2]);
     }
 }

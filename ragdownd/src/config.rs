@@ -58,6 +58,14 @@ pub struct Options {
     /// ONNX Runtime threads for the local model [default: half the cores].
     #[arg(long, env = "RAGDOWN_THREADS", global = true)]
     pub threads: Option<usize>,
+    /// Sessions of the local model that embed side by side, sharing the threads [default: one
+    /// per thread, at most two]. Each holds its own copy of the model (~100 MB for minilm).
+    #[arg(long, env = "RAGDOWN_SESSIONS", global = true)]
+    pub sessions: Option<usize>,
+    /// A session of its own for queries, so a search never waits behind an index batch (one more
+    /// copy of the model).
+    #[arg(long, env = "RAGDOWN_QUERY_SESSION", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub query_session: bool,
     /// Watch the folder; without a watcher, sync on start and on ragdown_reindex only.
     #[arg(long, env = "RAGDOWN_WATCH", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub watch: bool,
@@ -157,7 +165,7 @@ pub enum ConfigError {
     NoAuth,
     #[error("RAGDOWN_NOTES_DIR must be a relative path inside the folder, not a dot-folder: {0}")]
     NotesDir(String),
-    #[error("RAGDOWN_THREADS must be at least 1")]
+    #[error("RAGDOWN_THREADS and RAGDOWN_SESSIONS must be at least 1")]
     Threads,
     #[error("{0}")]
     Hook(&'static str),
@@ -212,7 +220,7 @@ impl Config {
         if command == Command::Serve && token.is_none() && !o.secure_local_net {
             return Err(ConfigError::NoAuth);
         }
-        if o.threads == Some(0) {
+        if o.threads == Some(0) || o.sessions == Some(0) {
             return Err(ConfigError::Threads);
         }
         let hook = hook_defaults(o.hook_top_k, o.hook_min_score, o.hook_min_ratio, o.hook_max_chars)?;
@@ -225,6 +233,8 @@ impl Config {
             .data_dir
             .unwrap_or_else(|| cache_dir.join(default_data_name(&docs_dir, layout)));
         let mut local = LocalOptions::default();
+        local.sessions = o.sessions.unwrap_or(0);
+        local.interactive_session = o.query_session;
         if let Some(threads) = o.threads {
             local.threads = threads;
         }
@@ -379,6 +389,33 @@ mod tests {
         assert_ne!(stdio.data_dir, serve.data_dir);
         assert_eq!(stdio.data_dir.file_name().unwrap().len(), 16);
         assert_eq!(stdio.embedder.source.models_dir, PathBuf::from("/c/ragdown/models"));
+    }
+
+    #[test]
+    fn model_sessions_follow_their_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let config = Config::from_cli(parse(&["ragdownd", "stdio", "--docs", docs]), None, Some("/c".into())).unwrap();
+        assert_eq!(config.embedder.local.sessions, 0, "auto");
+        assert!(config.embedder.local.interactive_session);
+        let cli = parse(&[
+            "ragdownd",
+            "stdio",
+            "--docs",
+            docs,
+            "--sessions",
+            "1",
+            "--query-session",
+            "false",
+        ]);
+        let config = Config::from_cli(cli, None, Some("/c".into())).unwrap();
+        assert_eq!(config.embedder.local.sessions, 1);
+        assert!(!config.embedder.local.interactive_session);
+        let zero = parse(&["ragdownd", "stdio", "--docs", docs, "--sessions", "0"]);
+        assert_eq!(
+            Config::from_cli(zero, None, Some("/c".into())).unwrap_err().to_string(),
+            "RAGDOWN_THREADS and RAGDOWN_SESSIONS must be at least 1"
+        );
     }
 
     #[test]
