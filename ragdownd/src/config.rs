@@ -232,12 +232,13 @@ impl Config {
         let data_dir = o
             .data_dir
             .unwrap_or_else(|| cache_dir.join(default_data_name(&docs_dir, layout)));
-        let mut local = LocalOptions::default();
-        local.sessions = o.sessions.unwrap_or(0);
-        local.interactive_session = o.query_session;
-        if let Some(threads) = o.threads {
-            local.threads = threads;
-        }
+        let defaults = LocalOptions::default();
+        let local = LocalOptions {
+            threads: o.threads.unwrap_or(defaults.threads),
+            sessions: o.sessions.unwrap_or(0),
+            interactive_session: o.query_session,
+            ..defaults
+        };
         Ok(Self {
             command,
             docs_dir,
