@@ -235,12 +235,13 @@ impl LocalEmbedder {
         let encoder = model.encoder().clone();
         // The other bulk sessions, and the interactive one, run on the provider the first
         // settled on.
-        let mut others = Vec::new();
-        for &share in &shares[1..] {
-            others.push(Model::load_on(spec, dir, share, provider, runtime)?);
+        let mut wanted = shares[1..].to_vec();
+        if options.interactive_session {
+            wanted.push(1);
         }
+        let mut others = model.more_sessions(dir, &wanted, provider, runtime)?;
         let interactive = if options.interactive_session {
-            Some(Model::load_on(spec, dir, 1, provider, runtime)?)
+            others.pop()
         } else {
             None
         };

@@ -236,6 +236,15 @@ impl std::fmt::Debug for Model {
     }
 }
 
+/// The bytes of the model file in `dir`.
+fn read_weights(spec: &ModelSpec, dir: &Path) -> Result<Vec<u8>, EmbedError> {
+    let onnx = dir.join(ONNX_FILE);
+    std::fs::read(&onnx).map_err(|e| EmbedError::Load {
+        name: spec.name.into(),
+        reason: format!("{}: {e}", onnx.display()),
+    })
+}
+
 impl Model {
     /// Loads a model's files from `dir` with `threads` intra-op threads, on the CPU.
     pub fn load(
@@ -292,6 +301,61 @@ impl Model {
         provider: Provider,
         runtime_options: &RuntimeOptions,
     ) -> Result<Self, EmbedError> {
+        let weights = read_weights(spec, dir)?;
+        let weights_sha256 = hex::encode(Sha256::digest(&weights));
+        let encoder = Encoder::load(spec, dir)?;
+        Self::from_weights(
+            spec,
+            &weights,
+            weights_sha256,
+            encoder,
+            threads,
+            provider,
+            runtime_options,
+        )
+    }
+
+    /// More sessions of this model, one per entry of `threads` with that many threads, on
+    /// `provider`: for sessions that run batches side by side. The model file is read once for all
+    /// of them and not hashed again; the tokenizer is this model's.
+    pub fn more_sessions(
+        &self,
+        dir: &Path,
+        threads: &[usize],
+        provider: Provider,
+        runtime_options: &RuntimeOptions,
+    ) -> Result<Vec<Self>, EmbedError> {
+        if threads.is_empty() {
+            return Ok(Vec::new());
+        }
+        let weights = read_weights(self.spec, dir)?;
+        threads
+            .iter()
+            .map(|&threads| {
+                Self::from_weights(
+                    self.spec,
+                    &weights,
+                    self.fingerprint.weights_sha256.clone(),
+                    self.encoder.clone(),
+                    threads,
+                    provider,
+                    runtime_options,
+                )
+            })
+            .collect()
+    }
+
+    /// A session of the model file's bytes `weights` (whose SHA-256 is `weights_sha256`) on
+    /// `provider`, checked and warmed up.
+    fn from_weights(
+        spec: &'static ModelSpec,
+        weights: &[u8],
+        weights_sha256: String,
+        encoder: Encoder,
+        threads: usize,
+        provider: Provider,
+        runtime_options: &RuntimeOptions,
+    ) -> Result<Self, EmbedError> {
         let load_err = |reason: String| EmbedError::Load {
             name: spec.name.into(),
             reason,
@@ -305,11 +369,6 @@ impl Model {
             },
         };
         let environment = runtime::ensure_loaded(runtime_options)?;
-        let onnx = dir.join(ONNX_FILE);
-        let weights = std::fs::read(&onnx).map_err(|e| load_err(format!("{}: {e}", onnx.display())))?;
-        let weights_sha256 = hex::encode(Sha256::digest(&weights));
-        let encoder = Encoder::load(spec, dir)?;
-
         let mut builder = Session::builder(environment)
             .map_err(|e| load_err(e.to_string()))?
             .with_intra_threads(threads.max(1))
@@ -317,7 +376,7 @@ impl Model {
             .with_inter_threads(1)
             .map_err(|e| load_err(e.to_string()))?;
         provider.register(&mut builder).map_err(provider_err)?;
-        let session = builder.commit_from_memory(&weights).map_err(|e| {
+        let session = builder.commit_from_memory(weights).map_err(|e| {
             if provider == Provider::Cpu {
                 load_err(e.to_string())
             } else {
