@@ -200,10 +200,7 @@ async fn query_log(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Re
         return error(StatusCode::UNAUTHORIZED, "Unauthorized");
     }
     let Some(engine) = state.engine.get() else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The index is still loading; retry shortly",
-        );
+        return loading();
     };
     let log = engine.clone();
     match tokio::task::spawn_blocking(move || log.query_log.summary()).await {
@@ -218,10 +215,7 @@ async fn clear_query_log(State(state): State<Arc<AppState>>, headers: HeaderMap)
         return error(StatusCode::UNAUTHORIZED, "Unauthorized");
     }
     let Some(engine) = state.engine.get() else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The index is still loading; retry shortly",
-        );
+        return loading();
     };
     match engine.query_log.clear() {
         Ok(()) => Json(json!({ "cleared": true })).into_response(),
