@@ -37,9 +37,10 @@ fn start(threads: usize) -> LocalEmbedder {
     })
 }
 
-fn start_with(options: LocalOptions) -> LocalEmbedder {
+/// The installed models (never downloaded), found as the test command installs them.
+pub fn source() -> ModelSource {
     let cache = cache_dir();
-    let source = ModelSource {
+    ModelSource {
         models_dir: std::env::var_os("RAGDOWN_MODELS")
             .map(PathBuf::from)
             .unwrap_or(cache.join("models")),
@@ -49,8 +50,11 @@ fn start_with(options: LocalOptions) -> LocalEmbedder {
             explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
             cache_dir: Some(cache),
         },
-    };
-    LocalEmbedder::start(registry::find("minilm").unwrap(), &source, &options)
+    }
+}
+
+fn start_with(options: LocalOptions) -> LocalEmbedder {
+    LocalEmbedder::start(registry::find("minilm").unwrap(), &source(), &options)
         .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh minilm first"))
 }
 

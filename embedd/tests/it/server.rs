@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use embedd::batch::BatchLimits;
-use embedd::model::ModelSource;
 use embedd::provider::Provider;
-use embedd::runtime::RuntimeOptions;
 use embedd::server::{self, ServeSettings};
 use embedd::{LocalEmbedder, LocalOptions, registry};
 use proto::embedd_v1 as pb;
@@ -17,22 +15,7 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
 
-use super::minilm::cache_dir;
-
-fn source() -> ModelSource {
-    let cache = cache_dir();
-    ModelSource {
-        models_dir: std::env::var_os("RAGDOWN_MODELS")
-            .map(PathBuf::from)
-            .unwrap_or(cache.join("models")),
-        hub_endpoint: "http://127.0.0.1:9".into(),
-        allow_download: false,
-        runtime: RuntimeOptions {
-            explicit: std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from),
-            cache_dir: Some(cache),
-        },
-    }
-}
+use super::minilm::{cache_dir, source};
 
 fn options() -> LocalOptions {
     LocalOptions {
