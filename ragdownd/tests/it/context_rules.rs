@@ -473,19 +473,7 @@ async fn over_http_the_memory_outlives_stateless_requests_and_the_log_is_summed_
 /// installs.
 #[tokio::test(flavor = "multi_thread")]
 async fn minilms_own_gates_inject_on_topic_sections_and_nothing_off_topic() {
-    let vault = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
-    let data = tempfile::tempdir().unwrap();
-    let env: Vec<(String, String)> = [
-        ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),
-        ("RAGDOWN_DATA_DIR", data.path().to_str().unwrap()),
-        ("RAGDOWN_EMBEDDER", "minilm"),
-        ("RAGDOWN_WATCH", "false"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let mut client = crate::support::StdioClient::start(&env).await;
-    client.ok("ragdown_reindex", json!({})).await;
+    let (mut client, _data) = crate::support::example_vault_with_minilm().await;
     let block = client
         .ok(
             "ragdown_context",

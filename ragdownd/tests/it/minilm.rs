@@ -4,23 +4,11 @@
 
 use serde_json::{Value, json};
 
-use crate::support::StdioClient;
+use crate::support::{cache_dir, example_vault_with_minilm};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
-    let vault = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
-    let data = tempfile::tempdir().unwrap();
-    let env: Vec<(String, String)> = [
-        ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),
-        ("RAGDOWN_DATA_DIR", data.path().to_str().unwrap()),
-        ("RAGDOWN_EMBEDDER", "minilm"),
-        ("RAGDOWN_WATCH", "false"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let mut client = StdioClient::start(&env).await;
-    client.ok("ragdown_reindex", json!({})).await;
+    let (mut client, _data) = example_vault_with_minilm().await;
 
     let cases = [
         (
@@ -92,15 +80,6 @@ async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
     );
     let stats: Value = serde_json::from_str(&client.ok("ragdown_stats", json!({})).await).unwrap();
     assert_eq!(stats["embedder"], "all-MiniLM-L6-v2-q8");
-}
-
-fn cache_dir() -> std::path::PathBuf {
-    embedd::runtime::default_cache_dir(
-        std::env::var_os("RAGDOWN_CACHE").map(std::path::PathBuf::from),
-        std::env::var_os("XDG_CACHE_HOME").map(std::path::PathBuf::from),
-        std::env::var_os("HOME").map(std::path::PathBuf::from),
-    )
-    .expect("HOME is set")
 }
 
 fn choice(name: Option<&str>, models: &std::path::Path) -> ragdownd::embed::select::EmbedderChoice {

@@ -17,16 +17,7 @@ use ragdownd::embed::remote::{RemoteEmbedder, RemoteOptions};
 use ragdownd::embed::select::{self, EmbedderChoice, Endpoints};
 use ragdownd::index::sync::Layout;
 
-use crate::support::{open_engine, write};
-
-fn cache_dir() -> PathBuf {
-    embedd::runtime::default_cache_dir(
-        std::env::var_os("RAGDOWN_CACHE").map(PathBuf::from),
-        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )
-    .expect("HOME is set")
-}
+use crate::support::{cache_dir, open_engine, write};
 
 fn source() -> embedd::ModelSource {
     embedd::ModelSource {

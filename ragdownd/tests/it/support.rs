@@ -9,6 +9,16 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+/// The ragdown cache (models, the ONNX Runtime library), found as ragdownd finds it.
+pub fn cache_dir() -> PathBuf {
+    embedd::runtime::default_cache_dir(
+        std::env::var_os("RAGDOWN_CACHE").map(PathBuf::from),
+        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
+        std::env::var_os("HOME").map(PathBuf::from),
+    )
+    .expect("HOME is set")
+}
+
 /// A fixture from `tests/data`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -52,6 +62,26 @@ pub fn test_env(docs: &Path, data: &Path) -> Vec<(String, String)> {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect()
+}
+
+/// `ragdownd stdio` over `examples/vault` with the real minilm model, indexed, and its data dir
+/// (which lives as long as the returned guard). Needs what `scripts/install-model.sh minilm`
+/// installs.
+pub async fn example_vault_with_minilm() -> (StdioClient, tempfile::TempDir) {
+    let vault = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
+    let data = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = [
+        ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),
+        ("RAGDOWN_DATA_DIR", data.path().to_str().unwrap()),
+        ("RAGDOWN_EMBEDDER", "minilm"),
+        ("RAGDOWN_WATCH", "false"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut client = StdioClient::start(&env).await;
+    client.ok("ragdown_reindex", json!({})).await;
+    (client, data)
 }
 
 /// An MCP client speaking newline-delimited JSON-RPC to `ragdownd stdio`.
