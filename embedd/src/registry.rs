@@ -62,6 +62,20 @@ pub const DEFAULT_MIN_RATIO: f32 = 0.95;
 /// The model used when none is chosen.
 pub const DEFAULT_MODEL: &str = "granite-small";
 
+/// minilm's hook floor: `ragdown-bench calibrate --embedder minilm`
+/// (bench/results/2026-11-30-calibrate-minilm.json) puts the 10th percentile of the runbook
+/// questions' best-hit cosine at 0.536 and the strongest off-topic prompt at 0.238; 0.4 sits between
+/// them with room on both sides.
+const MINILM_MIN_SCORE: f32 = 0.4;
+/// The strongest off-topic prompt's score for minilm, rounded up (the same calibration).
+const MINILM_UNRELATED_SCORE: f32 = 0.24;
+/// minilm's ratio gate: `bench/hook.sh` (bench/results/2026-11-30-hook-minilm.json). minilm's
+/// sections of one runbook sit further apart in cosine than granite's, so 0.95 dropped the
+/// answering section for 51 of 210 questions (45 since INDEX_VERSION 7); recall stops rising at
+/// 0.76 (95.7% at 3.33 chunks a prompt since INDEX_VERSION 7, 95.2% at 3.37 before; no
+/// off-topic injection).
+const MINILM_MIN_RATIO: f32 = 0.76;
+
 /// Every model ragdown can download and run by name.
 pub const KNOWN_MODELS: &[ModelSpec] = &[
     ModelSpec {
@@ -118,16 +132,9 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "",
         max_tokens: 256,
         dim: 384,
-        // `ragdown-bench calibrate --embedder minilm` (bench/results/2026-11-30-calibrate-minilm.json):
-        // the 10th percentile of the runbook questions' best-hit cosine is 0.536, the strongest
-        // off-topic prompt reaches 0.238; 0.4 sits between them with room on both sides.
-        min_score: Some(0.4),
-        unrelated_score: Some(0.24),
-        // `hook-bench --embedder minilm` (bench/results/2026-11-30-hook-minilm.json): minilm's
-        // sections of one runbook sit further apart in cosine than granite's, so 0.95 dropped the
-        // answering section for 51 of 210 questions; recall stops rising at 0.76 (95.2%, 3.37
-        // chunks a prompt, no off-topic injection).
-        min_ratio: Some(0.76),
+        min_score: Some(MINILM_MIN_SCORE),
+        unrelated_score: Some(MINILM_UNRELATED_SCORE),
+        min_ratio: Some(MINILM_MIN_RATIO),
     },
     ModelSpec {
         name: "minilm-fp32",
@@ -144,9 +151,9 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         // minilm's calibration: the fp32 weights move the runbook corpus's cosines by 0.003 on
         // average and 0.014 at most, small beside the margins around 0.4 (0.536 on-topic at the
         // 10th percentile, 0.238 off-topic at most).
-        min_score: Some(0.4),
-        unrelated_score: Some(0.24),
-        min_ratio: Some(0.76),
+        min_score: Some(MINILM_MIN_SCORE),
+        unrelated_score: Some(MINILM_UNRELATED_SCORE),
+        min_ratio: Some(MINILM_MIN_RATIO),
     },
 ];
 
