@@ -36,12 +36,7 @@ start_worker() {
         EMBEDD_GRPC_ADDR=127.0.0.1:$2 EMBEDD_HTTP_ADDR=127.0.0.1:$3 \
         "$BIN/embedd" 2>"$WORK/$1.log" &
     PIDS+=($!)
-    for _ in $(seq 1 600); do
-        grep -q "embedd serving" "$WORK/$1.log" && return 0
-        kill -0 "${PIDS[-1]}" 2>/dev/null || { cat "$WORK/$1.log" >&2; die "embedd $1 did not start"; }
-        sleep 0.1
-    done
-    die "embedd $1 did not start within a minute"
+    wait_for_embedd "${PIDS[-1]}" "$WORK/$1.log"
 }
 
 stop_workers() {

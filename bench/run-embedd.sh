@@ -66,12 +66,7 @@ EMBEDD_MODEL=$MODEL EMBEDD_PROVIDER=$PROVIDER EMBEDD_THREADS=$THREADS EMBEDD_SES
     EMBEDD_GRPC_ADDR=$GRPC_ADDR EMBEDD_HTTP_ADDR=$HTTP_ADDR \
     "$BIN/embedd" 2>"$WORK/embedd.log" &
 EMBEDD_PID=$!
-for _ in $(seq 1 600); do
-    if grep -q "embedd serving" "$WORK/embedd.log"; then break; fi
-    kill -0 "$EMBEDD_PID" 2>/dev/null || { cat "$WORK/embedd.log" >&2; die "embedd did not start"; }
-    sleep 0.1
-done
-grep -q "embedd serving" "$WORK/embedd.log" || die "embedd did not start within a minute"
+wait_for_embedd "$EMBEDD_PID" "$WORK/embedd.log"
 
 "$BIN/embedd-load" "${CORPUS_ARGS[@]}" --large "$LARGE" --queries "$QUERIES" --grpc "http://$GRPC_ADDR" --http "http://$HTTP_ADDR" --concurrency "$CONCURRENCY" \
     --runs "$RUNS" --label "$LABEL" --model-dir "$RAGDOWN_MODELS/$MODEL" | tee -a "$OUT"

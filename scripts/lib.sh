@@ -42,6 +42,17 @@ die() {
     exit 1
 }
 
+# wait_for_embedd PID LOG : wait until the embedd process PID says in LOG that it serves; show
+# LOG and exit when it dies first or has not started within a minute.
+wait_for_embedd() {
+    for _ in $(seq 1 600); do
+        grep -q "embedd serving" "$2" && return 0
+        kill -0 "$1" 2>/dev/null || { cat "$2" >&2; die "embedd did not start ($2)"; }
+        sleep 0.1
+    done
+    die "embedd did not start within a minute ($2)"
+}
+
 # as_root CMD... : run CMD as root (directly when we are root, else through sudo when it exists
 # is installed; it may prompt for a password). Returns 127 when neither is possible.
 as_root() {
