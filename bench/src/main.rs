@@ -177,8 +177,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
 
     let loading = Instant::now();
     let name = embedder_name.clone();
-    let remote = !embedd_url.is_empty();
-    let embedder = if remote {
+    let embedder = if !embedd_url.is_empty() {
         bench::harness::remote_embedder(&name, embedd_url.clone()).await?
     } else {
         tokio::task::spawn_blocking(move || embedder(&name, threads, sessions, max_batch_tokens)).await??
