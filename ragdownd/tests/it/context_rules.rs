@@ -7,8 +7,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
-use ragdownd::config::{Cli, Config};
 use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::engine::{Engine, Scope};
 use ragdownd::index::sync::Layout;
@@ -393,34 +391,20 @@ async fn over_http_the_memory_outlives_stateless_requests_and_the_log_is_summed_
         r#"{"mcp": true, "hook": {"top_k": 1}}"#,
     );
     let data = tempfile::tempdir().unwrap();
-    let cli = Cli::try_parse_from([
-        "ragdownd",
-        "serve",
-        "--docs",
-        docs.path().to_str().unwrap(),
-        "--data",
-        data.path().to_str().unwrap(),
-        "--embedder",
-        "hash",
-        "--watch",
-        "false",
-        "--token",
+    let (base, stop) = crate::support::serve(
+        docs.path(),
+        data.path(),
         TOKEN,
-        "--hook-min-score",
-        "0.2",
-        "--hook-min-ratio",
-        "0",
-        "--query-log",
-        "true",
-    ])
-    .unwrap();
-    let config = Config::from_cli(cli, None, Some(data.path().to_path_buf())).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(ragdownd::app::run_serve(config, listener, async move {
-        let _ = stopped.await;
-    }));
+        &[
+            "--hook-min-score",
+            "0.2",
+            "--hook-min-ratio",
+            "0",
+            "--query-log",
+            "true",
+        ],
+    )
+    .await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let (_, body) = call("GET", format!("{base}/api/status"), None).await;

@@ -2,11 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use clap::Parser;
-use ragdownd::config::{Cli, Config};
 use serde_json::{Value, json};
 
-use crate::support::{expected, fixture, write};
+use crate::support::{expected, fixture, serve, write};
 
 struct Server {
     base: String,
@@ -45,29 +43,7 @@ async fn start_with(extra: &[&str]) -> Server {
     );
     write(docs.path(), "private/secret.md", "# Secret\n\nNot served over MCP.");
     write(docs.path(), "loose.md", "# Loose\n\nListed, not indexed.");
-    let mut args = vec![
-        "ragdownd",
-        "serve",
-        "--docs",
-        docs.path().to_str().unwrap(),
-        "--data",
-        data.path().to_str().unwrap(),
-        "--embedder",
-        "hash",
-        "--watch",
-        "false",
-        "--token",
-        TOKEN,
-    ];
-    args.extend_from_slice(extra);
-    let cli = Cli::try_parse_from(args).unwrap();
-    let config = Config::from_cli(cli, None, Some(data.path().to_path_buf())).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(ragdownd::app::run_serve(config, listener, async move {
-        let _ = stopped.await;
-    }));
+    let (base, stop) = serve(docs.path(), data.path(), TOKEN, extra).await;
     Server {
         base,
         _docs: docs,

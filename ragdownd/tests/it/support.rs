@@ -84,6 +84,40 @@ pub async fn example_vault_with_minilm() -> (StdioClient, tempfile::TempDir) {
     (client, data)
 }
 
+/// `ragdownd serve` on `docs` (hash embedder, no watcher, bearer `token`, data in `data`, plus
+/// `extra` arguments) on a free local port: its base URL, and the sender that stops it.
+pub async fn serve(
+    docs: &Path,
+    data: &Path,
+    token: &str,
+    extra: &[&str],
+) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let mut args = vec![
+        "ragdownd",
+        "serve",
+        "--docs",
+        docs.to_str().unwrap(),
+        "--data",
+        data.to_str().unwrap(),
+        "--embedder",
+        "hash",
+        "--watch",
+        "false",
+        "--token",
+        token,
+    ];
+    args.extend_from_slice(extra);
+    let cli = <ragdownd::config::Cli as clap::Parser>::try_parse_from(args).unwrap();
+    let config = ragdownd::config::Config::from_cli(cli, None, Some(data.to_path_buf())).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(ragdownd::app::run_serve(config, listener, async move {
+        let _ = stopped.await;
+    }));
+    (base, stop)
+}
+
 /// An MCP client speaking newline-delimited JSON-RPC to `ragdownd stdio`.
 pub struct StdioClient {
     child: Child,
