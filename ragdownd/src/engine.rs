@@ -39,11 +39,12 @@ pub struct EngineOptions {
     pub watch: bool,
     /// Start a sync as soon as the index is open (what the servers do; benchmarks time their own).
     pub sync_on_open: bool,
-    /// How often a reader tries to take over from a primary that went away.
+    /// How often a reader tries to take over from a primary that went away, where the file system
+    /// has no locks (with locks, a reader takes over the moment the primary exits).
     pub takeover_every: Duration,
 }
 
-/// How often readers try to take over, as the original does.
+/// How often readers without locks try to take over, as the original does.
 pub const TAKEOVER_EVERY: Duration = Duration::from_secs(30);
 
 /// A running index.
@@ -61,9 +62,15 @@ pub struct Engine {
     watch: Mutex<Option<WatchHandle>>,
     /// Whether this process indexes (primary) or forwards its syncs (reader).
     primary: AtomicBool,
-    /// The lock socket that decides it.
+    /// The socket readers forward their syncs to.
     socket: PathBuf,
-    /// The primary's socket server, or a reader's takeover loop.
+    /// The primary's hold on the index (`None` for a reader, or where there are no locks).
+    lock: Mutex<Option<primary::PrimaryLock>>,
+    /// Whether a reader takes over by the lock (at once) rather than by retrying the socket.
+    by_lock: AtomicBool,
+    /// Says `true` once this process is the primary.
+    promoted: tokio::sync::watch::Sender<bool>,
+    /// The primary's socket server, or a reader's takeover task.
     role_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: EngineOptions,
 }
@@ -85,10 +92,10 @@ impl Engine {
     pub async fn open(options: EngineOptions, embedder: SharedEmbedder) -> Result<Arc<Self>, EngineError> {
         create_private_dir(&options.data_dir).map_err(|e| EngineError::DataDir(options.data_dir.clone(), e))?;
         let socket = primary::socket_path(&options.data_dir, &std::env::temp_dir());
-        let listener = primary::claim(&socket)
+        let claim = primary::claim(&options.data_dir, &socket)
             .await
             .map_err(|e| EngineError::DataDir(socket.clone(), e))?;
-        let is_primary = listener.is_some();
+        let is_primary = matches!(claim, primary::Claim::Primary(..));
         let meta_path = options.data_dir.join("meta.json");
         let current = IndexMeta::current(embedder.index_name(), &embedder.fingerprint(), embedder.dim());
         let mut stored = IndexMeta::read(&meta_path);
@@ -144,19 +151,26 @@ impl Engine {
             watch: Mutex::new(None),
             primary: AtomicBool::new(false),
             socket,
+            lock: Mutex::new(None),
+            by_lock: AtomicBool::new(false),
+            promoted: tokio::sync::watch::Sender::new(false),
             role_task: Mutex::new(None),
             options,
         });
-        match listener {
-            Some(listener) => {
+        match claim {
+            primary::Claim::Primary(listener, lock) => {
+                *engine.lock.lock().unwrap_or_else(|p| p.into_inner()) = lock;
                 drop(engine.promote(listener));
                 if engine.options.sync_on_open {
                     engine.indexer.schedule();
                 }
             }
-            None => {
+            primary::Claim::Reader(waiting) => {
                 tracing::info!(socket = %engine.socket.display(), "another process indexes this folder; searching its index");
-                engine.start_takeover_loop();
+                match waiting {
+                    Some(file) => engine.start_takeover_on_lock(file),
+                    None => engine.start_takeover_loop(),
+                }
             }
         }
         Ok(engine)
@@ -177,10 +191,34 @@ impl Engine {
             *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
         }
+        self.promoted.send_replace(true);
         old
     }
 
-    /// A reader tries now and then to take over from a primary that went away.
+    /// A reader takes over the moment the primary's lock is free: the primary exited.
+    fn start_takeover_on_lock(self: &Arc<Self>, file: std::fs::File) {
+        self.by_lock.store(true, Ordering::Release);
+        let weak = Arc::downgrade(self);
+        let waiting = primary::wait_for_lock(file);
+        let task = tokio::spawn(async move {
+            let Ok(lock) = waiting.await else { return };
+            let Some(engine) = weak.upgrade() else { return };
+            match primary::bind_fresh(&engine.socket) {
+                Ok(listener) => {
+                    tracing::warn!("the primary went away; this process indexes the folder now");
+                    *engine.lock.lock().unwrap_or_else(|p| p.into_inner()) = Some(lock);
+                    drop(engine.promote(listener));
+                    // Whatever changed on disk while nobody watched is indexed now.
+                    engine.indexer.schedule();
+                }
+                Err(err) => tracing::error!(socket = %engine.socket.display(), %err, "cannot take over as the primary"),
+            }
+        });
+        *self.role_task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+    }
+
+    /// Where there are no locks, a reader tries now and then to take over from a primary that
+    /// went away.
     fn start_takeover_loop(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         let every = self.options.takeover_every;
@@ -196,12 +234,21 @@ impl Engine {
         *self.role_task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
     }
 
-    /// Becomes the primary when the socket is free; true when it did.
+    /// Becomes the primary when it can; true when this process is the primary now. By the lock,
+    /// that is waiting a moment for the takeover that a freed lock sets off; by the socket alone,
+    /// claiming it if nobody answers.
     async fn try_take_over(&self) -> bool {
         if self.is_primary() {
             return true;
         }
-        match primary::claim(&self.socket).await {
+        if self.by_lock.load(Ordering::Acquire) {
+            let mut promoted = self.promoted.subscribe();
+            let wait = promoted.wait_for(|is| *is);
+            return tokio::time::timeout(Duration::from_secs(2), wait)
+                .await
+                .is_ok_and(|done| done.is_ok());
+        }
+        match primary::claim_socket(&self.socket).await {
             Ok(Some(listener)) => {
                 tracing::warn!("the primary went away; this process indexes the folder now");
                 drop(self.promote(listener));
@@ -322,6 +369,12 @@ impl Scope {
         } else {
             self.engine.docs_dir.join(rel)
         }
+    }
+
+    /// The scope's folder for resolving client paths: every path a tool takes goes through it, so
+    /// it is checked from the docs dir down (see [`crate::documents::Root`]).
+    pub fn paths(&self) -> crate::documents::Root {
+        crate::documents::Root::new(&self.engine.docs_dir, &self.prefix)
     }
 
     /// A root-relative path as the scope shows it.

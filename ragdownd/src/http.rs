@@ -264,12 +264,14 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
         return error(StatusCode::NOT_FOUND, NO_FOLDER);
     };
     let sub = rest.trim_matches('/');
-    if !sub.is_empty()
-        && (sub
-            .split('/')
-            .any(|s| s.is_empty() || s == ".." || crate::index::sync::is_skipped(s))
-            || !state.docs_dir.join(&folder).join(sub).is_dir())
-    {
+    // Through the one path check: every segment a real folder, none a symlink, dot or `..`.
+    let real_subfolder = || {
+        sub.split('/').all(|s| !s.is_empty() && s != ".")
+            && crate::documents::Root::new(&state.docs_dir, &folder)
+                .join(sub)
+                .is_ok_and(|root| root.exists_as_dir())
+    };
+    if !sub.is_empty() && !real_subfolder() {
         return error(StatusCode::NOT_FOUND, NO_FOLDER);
     }
     let Some(engine) = state.engine.get() else {
@@ -278,6 +280,40 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
     let scope = Scope::folder(engine.clone(), &found, sub);
     let server = RagdownServer::new(scope, state.settings.clone(), state.filter.clone());
     serve_server(&state, server, request).await
+}
+
+/// A POST's body read and checked before the MCP service sees it: past [`MAX_BODY_BYTES`] a 413;
+/// not JSON, a JSON-RPC parse error (-32700); JSON that is no JSON-RPC message, an invalid request
+/// (-32600), both with status 400 as the MCP SDKs answer them. The MCP service alone would answer
+/// either with a 415 and plain text, which clients cannot read as an error. Anything else goes on
+/// with the same bytes.
+async fn checked_json_rpc(request: Request) -> Result<Request, Response> {
+    if request.method() != axum::http::Method::POST {
+        return Ok(request);
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+        return Err(error(StatusCode::PAYLOAD_TOO_LARGE, "Body too large"));
+    };
+    let json_rpc_error = |code: i64, message: String, id: serde_json::Value| {
+        let body = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+        (StatusCode::BAD_REQUEST, Json(body)).into_response()
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(err) => {
+            return Err(json_rpc_error(
+                -32700,
+                format!("Parse error: {err}"),
+                serde_json::Value::Null,
+            ));
+        }
+    };
+    if let Err(err) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
+        let id = value.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        return Err(json_rpc_error(-32600, format!("Invalid Request: {err}"), id));
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets requests in flight finish.
@@ -357,6 +393,10 @@ async fn serve_server(state: &AppState, server: RagdownServer, request: Request)
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let request = match checked_json_rpc(request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
     match service.oneshot(request).await {
         Ok(response) if response.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             error(StatusCode::PAYLOAD_TOO_LARGE, "Body too large")

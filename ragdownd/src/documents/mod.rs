@@ -15,11 +15,12 @@ pub mod paths;
 pub mod provenance;
 pub mod remember;
 pub mod replacements;
+pub mod temp;
 pub mod write;
 
 pub use append::append_text;
 pub use hash::{content_hash, is_version, short_hash};
-pub use paths::{create_parent_dirs, resolve_client_path};
+pub use paths::Root;
 pub use provenance::{keep_provenance, stamp_provenance};
 pub use remember::{
     create_unique, relative_posix, remember_frontmatter, remember_text, resolve_supersedes, slug, unique_path,

@@ -1,10 +1,17 @@
 //! Client-supplied paths: turning a path an agent or the web UI names into a file under the docs
 //! folder, or refusing it.
 //!
-//! A path is accepted only where the indexer would walk: relative, no `..`, no dot-entry or
-//! `node_modules` on the way, and no symlink or file where a folder should be, because the indexer
-//! does not follow symlinks and a write through one could land outside the docs. This module only
-//! checks and creates folders; it never reads or writes a document.
+//! This is the one path check of the server: every tool, endpoint and route that takes a path
+//! resolves it here. A path is accepted only where the indexer would walk: relative, no `..`, no
+//! dot-entry or `node_modules` on the way, and no symlink or file where a folder should be,
+//! because the indexer does not follow symlinks and a read or write through one could land outside
+//! the docs. Every component from the docs dir down is checked, the scope's own folders included
+//! ([`Root`]), so a symlinked folder anywhere on the way cannot lead out. This module only checks
+//! and creates folders; it never reads or writes a document.
+//!
+//! The check is made against the disk as it is when the request comes; someone with shell access
+//! who swaps a folder for a symlink between the check and the write is outside what it guards
+//! against (agents and web clients cannot make symlinks).
 
 use std::fs;
 use std::io::ErrorKind;
@@ -13,63 +20,140 @@ use std::path::{Path, PathBuf};
 use super::DocError;
 use crate::index::sync::{is_markdown, is_skipped};
 
-/// Resolves `rel`, a path relative to `root` from a client, to the file it names under `root`.
-///
-/// `\` is read as `/`, and empty and `.` segments are dropped (`./a//b.md` is `a/b.md`). Refused
-/// with a 400 ([`DocError::BadRequest`]) when the path is absolute, is empty or `.`, has `..`
-/// anywhere, has a dot-entry or `node_modules` segment, is not Markdown while `markdown_only`, or
-/// when something already on disk on the way is a file or a symlink where a folder should be, or
-/// the path itself is a symlink. Missing folders are fine: see [`create_parent_dirs`].
-pub fn resolve_client_path(root: &Path, rel: &str, markdown_only: bool) -> Result<PathBuf, DocError> {
+/// The folder client paths are relative to: a folder of the docs dir (or the docs dir itself),
+/// named by its root-relative prefix. Resolving checks every component from the docs dir down,
+/// the prefix's as well as the client's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    docs_dir: PathBuf,
+    /// Root-relative segments of the folder: `["team", "ops"]` for `team/ops/`.
+    prefix: Vec<String>,
+}
+
+impl Root {
+    /// The folder `prefix` (root-relative, `team/ops/` or `team/ops`; empty for the docs dir itself)
+    /// under `docs_dir`.
+    pub fn new(docs_dir: impl Into<PathBuf>, prefix: &str) -> Self {
+        Self {
+            docs_dir: docs_dir.into(),
+            prefix: prefix.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+        }
+    }
+
+    /// The folder on disk.
+    pub fn dir(&self) -> PathBuf {
+        let mut dir = self.docs_dir.clone();
+        dir.extend(&self.prefix);
+        dir
+    }
+
+    /// The docs dir this folder is under.
+    pub fn docs_dir(&self) -> &Path {
+        &self.docs_dir
+    }
+
+    /// The folder `rel` (a client path) below this one, checked as [`Root::resolve`] checks.
+    pub fn join(&self, rel: &str) -> Result<Self, DocError> {
+        let segments = client_segments(rel)?;
+        let mut prefix = self.prefix.clone();
+        prefix.extend(segments.into_iter().map(str::to_owned));
+        Ok(Self {
+            docs_dir: self.docs_dir.clone(),
+            prefix,
+        })
+    }
+
+    /// Whether this folder is a real folder reached from the docs dir through real folders only.
+    pub fn exists_as_dir(&self) -> bool {
+        let mut current = self.docs_dir.clone();
+        self.prefix.iter().all(|segment| {
+            current.push(segment);
+            !is_skipped(segment) && fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_dir())
+        })
+    }
+
+    /// Resolves `rel`, a path relative to this folder from a client, to the file it names.
+    ///
+    /// `\` is read as `/`, and empty and `.` segments are dropped (`./a//b.md` is `a/b.md`).
+    /// Refused with a 400 ([`DocError::BadRequest`]) when the path is absolute, is empty or `.`,
+    /// has `..` anywhere, has a dot-entry, `node_modules` or NUL segment, is not Markdown while
+    /// `markdown_only`, or when something already on disk on the way from the docs dir is a file or
+    /// a symlink where a folder should be, or the path itself is a symlink. Missing folders are
+    /// fine: see [`Root::create_parent_dirs`].
+    pub fn resolve(&self, rel: &str, markdown_only: bool) -> Result<PathBuf, DocError> {
+        let refuse = |why: &str| DocError::BadRequest(format!("{why}: {rel}"));
+        let segments = client_segments(rel)?;
+        let last = segments.last().copied().unwrap_or_default();
+        if markdown_only && !is_markdown(last) {
+            return Err(refuse("not a Markdown file (.md, .markdown, .mdx)"));
+        }
+        let below = self.prefix.len();
+        let all: Vec<&str> = self.prefix.iter().map(String::as_str).chain(segments).collect();
+        let mut current = self.docs_dir.clone();
+        for (i, segment) in all.iter().enumerate() {
+            current.push(segment);
+            let is_last = i + 1 == all.len();
+            match fs::symlink_metadata(&current) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(refuse(if is_last {
+                        "symlinks are not followed"
+                    } else {
+                        "a folder on the path is a file or a symlink"
+                    }));
+                }
+                Ok(meta) if !is_last && !meta.is_dir() => {
+                    return Err(refuse("a folder on the path is a file or a symlink"));
+                }
+                Ok(_) => {}
+                // The scope's own folder is gone: nothing below it can be reached.
+                Err(err) if err.kind() == ErrorKind::NotFound && i < below => {
+                    return Err(refuse("the folder this path is in is gone"));
+                }
+                // Nothing below a missing folder can exist either.
+                Err(err) if err.kind() == ErrorKind::NotFound => break,
+                Err(err) => return Err(DocError::io(format!("could not check {rel}"))(err)),
+            }
+        }
+        let mut full = self.docs_dir.clone();
+        full.extend(&all);
+        Ok(full)
+    }
+
+    /// Creates the folders between the docs dir and `full` (a path [`Root::resolve`] returned) that
+    /// are missing, one at a time, refusing as `resolve` does if one turns out to be a file or a
+    /// symlink. Checked again here because the disk may have changed since the path was resolved.
+    pub fn create_parent_dirs(&self, full: &Path) -> Result<(), DocError> {
+        create_parent_dirs(&self.docs_dir, full)
+    }
+}
+
+/// A client path's segments: `\` read as `/`, empty and `.` segments dropped; refused when it is
+/// absolute, names nothing, climbs with `..`, or has a segment the index skips or a NUL.
+fn client_segments(rel: &str) -> Result<Vec<&str>, DocError> {
     let refuse = |why: &str| DocError::BadRequest(format!("{why}: {rel}"));
-    let posix = rel.replace('\\', "/");
-    if posix.starts_with('/') || has_drive_letter(&posix) {
+    if rel.starts_with(['/', '\\']) || has_drive_letter(rel) {
         return Err(refuse("path must be relative to the docs folder"));
     }
-    let segments: Vec<&str> = posix.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
-    let Some(last) = segments.last() else {
-        return Err(refuse("path is outside the docs folder"));
-    };
-    if segments.contains(&"..") {
+    let segments: Vec<&str> = rel.split(['/', '\\']).filter(|s| !s.is_empty() && *s != ".").collect();
+    if segments.is_empty() || segments.contains(&"..") {
         return Err(refuse("path is outside the docs folder"));
     }
     if segments.iter().any(|s| is_skipped(s) || s.contains('\0')) {
         return Err(refuse("path names a folder or file the index skips"));
     }
-    if markdown_only && !is_markdown(last) {
-        return Err(refuse("not a Markdown file (.md, .markdown, .mdx)"));
-    }
-
-    let mut current = root.to_path_buf();
-    for (i, segment) in segments.iter().enumerate() {
-        current.push(segment);
-        let is_last = i + 1 == segments.len();
-        match fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(refuse(if is_last {
-                    "symlinks are not followed"
-                } else {
-                    "a folder on the path is a file or a symlink"
-                }));
-            }
-            Ok(meta) if !is_last && !meta.is_dir() => {
-                return Err(refuse("a folder on the path is a file or a symlink"));
-            }
-            Ok(_) => {}
-            // Nothing below a missing folder can exist either.
-            Err(err) if err.kind() == ErrorKind::NotFound => break,
-            Err(err) => return Err(DocError::io(format!("could not check {rel}"))(err)),
-        }
-    }
-    let mut full = root.to_path_buf();
-    full.extend(&segments);
-    Ok(full)
+    Ok(segments)
 }
 
-/// Creates the folders between `root` and `full` (a path [`resolve_client_path`] returned) that
+/// [`Root::resolve`] from `root` itself, for the tests.
+#[cfg(test)]
+fn resolve_client_path(root: &Path, rel: &str, markdown_only: bool) -> Result<PathBuf, DocError> {
+    Root::new(root, "").resolve(rel, markdown_only)
+}
+
+/// Creates the folders between `root` and `full` (a path [`Root::resolve`] returned) that
 /// are missing, one at a time, refusing as that function does if one turns out to be a file or a
 /// symlink. Checked again here because the disk may have changed since the path was resolved.
-pub fn create_parent_dirs(root: &Path, full: &Path) -> Result<(), DocError> {
+fn create_parent_dirs(root: &Path, full: &Path) -> Result<(), DocError> {
     let shown = full
         .strip_prefix(root)
         .unwrap_or(full)
@@ -254,5 +338,49 @@ mod tests {
             }
             other => panic!("expected a 400, got {other:?}"),
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_folder_in_the_scope_itself_leads_nowhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        fs::create_dir_all(dir.path().join("team/real")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("team/linkdir")).unwrap();
+
+        // A subfolder scope through the link: every path in it is refused, reads and writes alike.
+        let linked = Root::new(dir.path(), "team/linkdir/");
+        assert!(!linked.exists_as_dir());
+        for (rel, markdown_only) in [
+            ("secret.md", true),
+            ("pwned.md", true),
+            ("deeper/x.md", true),
+            ("x", false),
+        ] {
+            assert_eq!(
+                message(linked.resolve(rel, markdown_only)),
+                format!("a folder on the path is a file or a symlink: {rel}")
+            );
+        }
+        // The same link as a path inside the folder's own scope.
+        let team = Root::new(dir.path(), "team");
+        assert!(team.exists_as_dir());
+        assert_eq!(
+            message(team.resolve("linkdir/secret.md", true)),
+            "a folder on the path is a file or a symlink: linkdir/secret.md"
+        );
+        assert!(!team.join("linkdir").unwrap().exists_as_dir());
+        assert!(team.join("real").unwrap().exists_as_dir());
+        assert!(team.join("..").is_err() && team.join(".git").is_err());
+        assert_eq!(
+            team.join("real").unwrap().resolve("a.md", true).unwrap(),
+            dir.path().join("team/real/a.md")
+        );
+        // A scope folder that went away refuses rather than resolving blind.
+        assert_eq!(
+            message(Root::new(dir.path(), "gone").resolve("a.md", true)),
+            "the folder this path is in is gone: a.md"
+        );
     }
 }

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::paths::Root;
 use super::write::create_new;
 use super::{DocError, json_quote};
 use crate::index::sync::is_skipped;
@@ -106,17 +107,21 @@ pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
         .unwrap_or_else(|| candidate(dir, name, MAX_SUFFIX + 1))
 }
 
-/// Creates a new document `dir/<name>.md` holding `text`, or `name-2.md`, `name-3.md` … when that is
-/// taken, and returns its path. Never replaces a file: each name is claimed atomically, so two
-/// callers with one name get two files. `name` may hold `/` for a subfolder of `dir` (created as
-/// needed), but no `..`, no absolute path and nothing the index skips.
-pub fn create_unique(dir: &Path, name: &str, text: &str) -> Result<PathBuf, DocError> {
+/// Creates a new document `<name>.md` in the folder `notes` holding `text`, or `name-2.md`,
+/// `name-3.md` … when that is taken, and returns its path. Never replaces a file: each name is
+/// claimed atomically, so two callers with one name get two files. `name` may hold `/` for a
+/// subfolder (created as needed), but no `..`, no absolute path and nothing the index skips; the
+/// path is checked from the docs dir down ([`Root::resolve`]), so a symlinked notes folder or
+/// subfolder cannot lead the note out.
+pub fn create_unique(notes: &Root, name: &str, text: &str) -> Result<PathBuf, DocError> {
     check_name(name)?;
-    if let Some(parent) = candidate(dir, name, 1).parent() {
-        fs::create_dir_all(parent).map_err(DocError::io(format!("could not create the folder for {name}")))?;
-    }
+    let first = notes.resolve(&format!("{name}.md"), true)?;
+    notes.create_parent_dirs(&first)?;
+    let dir = first.parent().unwrap_or(notes.docs_dir()).to_path_buf();
+    let base = name.replace('\\', "/");
+    let stem = base.rsplit('/').next().unwrap_or(&base);
     for n in 1..=MAX_SUFFIX {
-        let path = candidate(dir, name, n);
+        let path = candidate(&dir, stem, n);
         match create_new(&path, text.as_bytes()) {
             Ok(()) => return Ok(path),
             Err(err) if err.kind() == ErrorKind::AlreadyExists => continue,
@@ -129,15 +134,19 @@ pub fn create_unique(dir: &Path, name: &str, text: &str) -> Result<PathBuf, DocE
 }
 
 /// Checks each `supersedes` entry, a path relative to `root` (the scope), and returns the files they
-/// name. Refused with a 400 for a path outside `root` and a 404 for one that is not a file, so an
-/// agent that got a path wrong hears so rather than believing it replaced a document.
-pub fn resolve_supersedes(root: &Path, entries: &[String]) -> Result<Vec<PathBuf>, DocError> {
+/// name. Refused with a 400 for a path outside `root` (or through a symlink) and a 404 for one that
+/// is not a file, so an agent that got a path wrong hears so rather than believing it replaced a
+/// document.
+pub fn resolve_supersedes(root: &Root, entries: &[String]) -> Result<Vec<PathBuf>, DocError> {
+    let dir = root.dir();
     entries
         .iter()
         .map(|entry| {
-            let target = lexical_join(root, entry)
-                .ok_or_else(|| DocError::BadRequest(format!("supersedes is outside the documents folder: {entry}")))?;
-            if !fs::metadata(&target).is_ok_and(|meta| meta.is_file()) {
+            let outside = || DocError::BadRequest(format!("supersedes is outside the documents folder: {entry}"));
+            let joined = lexical_join(&dir, entry).ok_or_else(outside)?;
+            let rel = joined.strip_prefix(&dir).map_err(|_| outside())?;
+            let target = root.resolve(&rel.to_string_lossy(), false)?;
+            if !fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file()) {
                 return Err(DocError::NotFound(format!(
                     "supersedes names no document in this folder: {entry}"
                 )));
@@ -267,9 +276,10 @@ mod tests {
     fn names_are_never_reused() {
         let dir = tempfile::tempdir().unwrap();
         let notes = dir.path().join("notes");
+        let root = Root::new(dir.path(), "notes");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka.md"));
-        let first = create_unique(&notes, "kafka", "one").unwrap();
-        let second = create_unique(&notes, "kafka", "two").unwrap();
+        let first = create_unique(&root, "kafka", "one").unwrap();
+        let second = create_unique(&root, "kafka", "two").unwrap();
         assert_eq!(
             (first, second.clone()),
             (notes.join("kafka.md"), notes.join("kafka-2.md"))
@@ -278,8 +288,12 @@ mod tests {
         assert_eq!(fs::read_to_string(second).unwrap(), "two");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka-3.md"));
         assert_eq!(
-            create_unique(&notes, "sub/deep", "x").unwrap(),
+            create_unique(&root, "sub/deep", "x").unwrap(),
             notes.join("sub/deep.md")
+        );
+        assert_eq!(
+            create_unique(&root, "sub/deep", "y").unwrap(),
+            notes.join("sub/deep-2.md")
         );
     }
 
@@ -287,13 +301,13 @@ mod tests {
     fn names_that_escape_or_hide_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         for name in ["../../outside", "/abs", "a/../b", "", "C:x"] {
-            let err = create_unique(dir.path(), name, "x").unwrap_err();
+            let err = create_unique(&Root::new(dir.path(), ""), name, "x").unwrap_err();
             assert_eq!(
                 err.to_string(),
                 format!("document name escapes the documents folder: {name}")
             );
         }
-        let err = create_unique(dir.path(), ".hidden", "x").unwrap_err();
+        let err = create_unique(&Root::new(dir.path(), ""), ".hidden", "x").unwrap_err();
         assert_eq!(err.to_string(), "path names a folder or file the index skips: .hidden");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was written");
     }
@@ -302,24 +316,58 @@ mod tests {
     fn supersedes_must_name_a_document_inside() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
+        let scope = Root::new(root, "");
         fs::create_dir(root.join("ops")).unwrap();
         fs::write(root.join("ops/old.md"), "old").unwrap();
         assert_eq!(
-            resolve_supersedes(root, &["ops/old.md".to_owned(), "ops/x/../old.md".to_owned()]).unwrap(),
+            resolve_supersedes(&scope, &["ops/old.md".to_owned(), "ops/x/../old.md".to_owned()]).unwrap(),
             vec![root.join("ops/old.md"), root.join("ops/old.md")]
         );
-        let err = resolve_supersedes(root, &["../elsewhere.md".to_owned()]).unwrap_err();
+        let err = resolve_supersedes(&scope, &["../elsewhere.md".to_owned()]).unwrap_err();
         assert_eq!(
             (err.status(), err.to_string().as_str()),
             (400, "supersedes is outside the documents folder: ../elsewhere.md")
         );
-        let err = resolve_supersedes(root, &["ops/gone.md".to_owned()]).unwrap_err();
+        let err = resolve_supersedes(&scope, &["ops/gone.md".to_owned()]).unwrap_err();
         assert_eq!(
             (err.status(), err.to_string().as_str()),
             (404, "supersedes names no document in this folder: ops/gone.md")
         );
-        let err = resolve_supersedes(root, &["ops".to_owned()]).unwrap_err();
+        let err = resolve_supersedes(&scope, &["ops".to_owned()]).unwrap_err();
         assert_eq!(err.status(), 404, "a folder is not a document");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn notes_never_land_through_a_symlinked_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("notes")).unwrap();
+        fs::create_dir(dir.path().join("ops")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("ops/link")).unwrap();
+
+        let notes = Root::new(dir.path(), "notes");
+        for name in ["escape", "deep/escape"] {
+            let err = create_unique(&notes, name, "x").unwrap_err();
+            assert_eq!(err.status(), 400, "{name}: {err}");
+        }
+        let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a folder on the path is a file or a symlink: link/escape.md"
+        );
+        let err = resolve_supersedes(&Root::new(dir.path(), "ops"), &["link/secret.md".to_owned()]).unwrap_err();
+        assert_eq!(err.status(), 400, "{err}");
+        let names: Vec<_> = fs::read_dir(outside.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec![std::ffi::OsString::from("secret.md")],
+            "nothing was written outside"
+        );
     }
 
     #[test]

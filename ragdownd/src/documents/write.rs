@@ -2,10 +2,15 @@
 //!
 //! Every write goes to a dot-named temp file beside the target (the indexer and the watcher skip
 //! dot-entries), is flushed to disk, and is renamed over the target, so a reader sees the old
-//! bytes or the new, never part of either. A guarded write or delete re-reads the file and checks
-//! it against the version the caller read, under a per-path lock, so two writers in this process
-//! that both read one version cannot both replace it. A writer in another process (an editor) can
-//! still slip in between the check and the rename; that window is a few system calls wide.
+//! bytes or the new, never part of either. The writer holds a lock on its temp file until then, so
+//! one left by a killed writer can be told from one in flight and removed ([`super::temp`]).
+//!
+//! A guarded write or delete re-reads the file and checks it against the version the caller read
+//! while holding the lock of the file's folder: a per-path lock inside this process and an
+//! advisory lock (`flock`) on the folder itself, which every ragdown process writing there takes,
+//! so two writers that both read one version cannot both replace it, in one process or in several.
+//! A program that takes no lock (an editor) can still slip in between the check and the rename;
+//! that window is a few system calls wide.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -172,7 +177,22 @@ pub fn delete_guarded(path: &Path, shown: &str, recursive: bool, base_hash: Opti
 pub fn with_path_lock<T>(path: &Path, f: impl FnOnce() -> T) -> T {
     let lock = path_lock(path);
     let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    let _folder = lock_folder(parent_dir(path));
     f()
+}
+
+/// Takes the advisory lock of the folder `dir` that ragdown writers in every process share, and
+/// holds it until the returned file is dropped. Where the file system has no such locks (some
+/// network mounts), the in-process lock alone guards and a warning says so.
+fn lock_folder(dir: &Path) -> Option<File> {
+    let locked = File::open(dir).and_then(|folder| folder.lock().map(|()| folder));
+    match locked {
+        Ok(folder) => Some(folder),
+        Err(err) => {
+            tracing::warn!(dir = %dir.display(), %err, "cannot lock the folder; writers in other processes are not kept out");
+            None
+        }
+    }
 }
 
 /// The locks of the paths being written now. Weak, so a path's entry dies with its last holder
@@ -231,7 +251,7 @@ fn write_via_temp(path: &Path, persist: Persist, fill: impl FnOnce(&mut File) ->
         .filter(fs::Metadata::is_file)
         .map(|meta| meta.permissions());
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".ragdown-").suffix(".tmp");
+    builder.prefix(super::temp::PREFIX).suffix(super::temp::SUFFIX);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -240,6 +260,10 @@ fn write_via_temp(path: &Path, persist: Persist, fill: impl FnOnce(&mut File) ->
     }
     // Dropping `temp` on any early return deletes it.
     let mut temp = builder.tempfile_in(dir)?;
+    // Held until the file is renamed and closed: the mark of a write in flight.
+    if let Err(err) = temp.as_file().lock() {
+        tracing::debug!(%err, "cannot lock a temp file");
+    }
     fill(temp.as_file_mut())?;
     if let Some(permissions) = previous {
         temp.as_file().set_permissions(permissions)?;

@@ -1,19 +1,26 @@
-//! One primary per index: a Unix socket in the data dir decides who indexes.
+//! One primary per index: an advisory lock in the data dir decides who indexes.
 //!
-//! The first process to bind `<data dir>/primary.sock` is the primary: it syncs, watches, and
-//! answers sync requests from the others. Every other process on the same index is a reader: it
-//! searches the same LanceDB table (which sees the primary's commits at once) and forwards its syncs
-//! to the primary, so two processes never index the same files twice. A socket whose owner died is
-//! stale: the next process removes it and takes over. Protocol: one JSON line
+//! The process that holds the lock on `<data dir>/primary.lock` is the primary: it syncs,
+//! watches, and answers sync requests from the others on a Unix socket beside it
+//! (`primary.sock`). Every other process on the same index is a reader: it searches the same
+//! LanceDB table (which sees the primary's commits at once) and forwards its syncs to the primary,
+//! so two processes never index the same files twice. A reader keeps a thread blocked on the lock;
+//! the kernel releases it the moment the primary exits, however it exits, and that reader takes
+//! over at once, binding the socket afresh (the dead primary's socket file is removed by the one
+//! process that now holds the lock, so two readers never both become primary). Where the file
+//! system has no locks, the socket alone decides, as before: a reader then takes over on a timer
+//! or when a forwarded sync finds nobody answering. Protocol: one JSON line
 //! `{"op":"sync","full":bool}`, answered by `{"ok":true,"result":SyncReport}` or
 //! `{"ok":false,"error":"..."}`, then the connection closes.
 
+use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use tokio::sync::oneshot;
 
 use super::sync::{Indexer, SyncReport};
 
@@ -33,6 +40,83 @@ pub fn socket_path(data_dir: &Path, temp_dir: &Path) -> PathBuf {
     temp_dir.join(format!("ragdown-{}.sock", &digest[..16]))
 }
 
+/// The primary's hold on an index: the locked `primary.lock`. Dropping it (or the process ending)
+/// lets a reader take over.
+#[derive(Debug)]
+pub struct PrimaryLock(#[allow(dead_code)] File);
+
+/// What [`claim`] found.
+#[derive(Debug)]
+pub enum Claim {
+    /// This process is the primary: it holds the lock (`None` where locks are not supported) and
+    /// the socket.
+    Primary(Listener, Option<PrimaryLock>),
+    /// Another process is: wait on this lock file to take over ([`wait_for_lock`]), or, `None`
+    /// where locks are not supported, retry [`claim`] now and then.
+    Reader(Option<File>),
+}
+
+/// Tries to become the primary of the index in `data_dir`, whose socket is `socket`.
+pub async fn claim(data_dir: &Path, socket: &Path) -> std::io::Result<Claim> {
+    let file = open_lock(data_dir)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Claim::Primary(bind_fresh(socket)?, Some(PrimaryLock(file)))),
+        Err(TryLockError::WouldBlock) => Ok(Claim::Reader(Some(file))),
+        Err(TryLockError::Error(err)) => {
+            tracing::warn!(dir = %data_dir.display(), %err, "cannot lock the index; the socket alone decides who indexes");
+            Ok(match claim_socket(socket).await? {
+                Some(listener) => Claim::Primary(listener, None),
+                None => Claim::Reader(None),
+            })
+        }
+    }
+}
+
+/// Tries to become the primary by the socket alone (for file systems without locks): `Some` when
+/// this process now holds it.
+pub async fn claim_socket(socket: &Path) -> std::io::Result<Option<Listener>> {
+    unix::claim(socket).await
+}
+
+/// Waits, on a thread of its own, for the lock on `file` to be free, and sends it once this process
+/// holds it. A plain thread rather than a blocking task, so a runtime shutting down never waits on
+/// it; if nobody listens any more when the lock comes, it is dropped again at once.
+pub fn wait_for_lock(file: File) -> oneshot::Receiver<PrimaryLock> {
+    let (tx, rx) = oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("ragdown-takeover".into())
+        .spawn(move || match file.lock() {
+            Ok(()) => {
+                let _ = tx.send(PrimaryLock(file));
+            }
+            Err(err) => tracing::warn!(%err, "cannot wait for the primary's lock"),
+        });
+    if let Err(err) = spawned {
+        tracing::warn!(%err, "cannot start the thread that waits to take over");
+    }
+    rx
+}
+
+/// Binds the socket as the lock's new holder: a socket file left there is a dead primary's.
+pub fn bind_fresh(socket: &Path) -> std::io::Result<Listener> {
+    match std::fs::remove_file(socket) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),
+        _ => {}
+    }
+    unix::bind(socket)
+}
+
+fn open_lock(data_dir: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(data_dir.join("primary.lock"))
+}
+
 #[derive(Debug, Deserialize)]
 struct Request {
     op: String,
@@ -49,7 +133,14 @@ mod unix {
     /// The primary's end of the socket.
     pub type Listener = UnixListener;
 
-    /// Tries to become the primary: `Some` when this process now holds the socket.
+    /// Binds the socket, readable by this user only.
+    pub fn bind(path: &Path) -> std::io::Result<Listener> {
+        let listener = UnixListener::bind(path)?;
+        restrict(path)?;
+        Ok(listener)
+    }
+
+    /// Tries to become the primary by the socket alone: `Some` when this process now holds it.
     pub async fn claim(path: &Path) -> std::io::Result<Option<Listener>> {
         match UnixListener::bind(path) {
             Ok(listener) => return restrict(path).map(|()| Some(listener)),
@@ -130,26 +221,34 @@ mod unix {
 }
 
 #[cfg(unix)]
-pub use unix::{Listener, claim, forward_sync, serve};
+pub use unix::{Listener, forward_sync, serve};
 
 /// Without Unix sockets every process is a primary.
 #[cfg(not(unix))]
-pub type Listener = ();
+mod unix {
+    use super::*;
 
-#[cfg(not(unix))]
-pub async fn claim(_path: &Path) -> std::io::Result<Option<Listener>> {
-    Ok(Some(()))
+    pub type Listener = ();
+
+    pub fn bind(_path: &Path) -> std::io::Result<Listener> {
+        Ok(())
+    }
+
+    pub async fn claim(_path: &Path) -> std::io::Result<Option<Listener>> {
+        Ok(Some(()))
+    }
+
+    pub fn serve(_listener: Listener, _indexer: Indexer) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async {})
+    }
+
+    pub async fn forward_sync(_path: &Path, _full: bool) -> Result<SyncReport, String> {
+        Err("readers need Unix sockets".into())
+    }
 }
 
 #[cfg(not(unix))]
-pub fn serve(_listener: Listener, _indexer: Indexer) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async {})
-}
-
-#[cfg(not(unix))]
-pub async fn forward_sync(_path: &Path, _full: bool) -> Result<SyncReport, String> {
-    Err("readers need Unix sockets".into())
-}
+pub use unix::{Listener, forward_sync, serve};
 
 #[cfg(test)]
 mod tests {
@@ -168,5 +267,33 @@ mod tests {
             "{path:?}"
         );
         assert_eq!(path, socket_path(&long, Path::new("/tmp")), "stable for one data dir");
+    }
+
+    #[tokio::test]
+    async fn one_primary_and_the_reader_takes_over_the_moment_it_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("primary.sock");
+        let Claim::Primary(listener, Some(lock)) = claim(dir.path(), &socket).await.unwrap() else {
+            panic!("the first claim makes a primary with the lock");
+        };
+        let Claim::Reader(Some(file)) = claim(dir.path(), &socket).await.unwrap() else {
+            panic!("a second claim makes a reader");
+        };
+        let mut waiting = wait_for_lock(file);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(waiting.try_recv().is_err(), "no takeover while the primary lives");
+        drop((listener, lock));
+        let lock = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the takeover comes at once")
+            .unwrap();
+        // The new holder binds over the dead primary's socket file.
+        assert!(socket.exists());
+        let _listener = bind_fresh(&socket).unwrap();
+        assert!(matches!(
+            claim(dir.path(), &socket).await.unwrap(),
+            Claim::Reader(Some(_))
+        ));
+        drop(lock);
     }
 }

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
 use super::store::{ChunkRow, Store};
+use crate::documents::temp;
 use crate::embed::SharedEmbedder;
 use crate::markdown::chunker::{self, Document};
 
@@ -108,6 +109,8 @@ struct Shared {
     embedder: SharedEmbedder,
     progress: Mutex<Progress>,
     last: Mutex<Option<LastSync>>,
+    /// Syncs finished since the start, failed ones included.
+    runs: std::sync::atomic::AtomicU64,
 }
 
 impl Indexer {
@@ -120,6 +123,7 @@ impl Indexer {
             embedder,
             progress: Mutex::new(Progress::default()),
             last: Mutex::new(None),
+            runs: Default::default(),
         });
         let (requests, mut queue) = mpsc::unbounded_channel::<Request>();
         let task_shared = shared.clone();
@@ -131,6 +135,7 @@ impl Indexer {
                 }
                 let full = waiting.iter().any(|r| r.full);
                 let result = task_shared.run(full).await.map_err(|e| e.to_string());
+                task_shared.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if let Err(err) = &result {
                     tracing::error!("sync failed: {err}");
                 }
@@ -167,6 +172,11 @@ impl Indexer {
 
     pub fn store(&self) -> &Arc<Store> {
         &self.shared.store
+    }
+
+    /// How many syncs this process has run since it started (a watcher that never rests shows here).
+    pub fn syncs_run(&self) -> u64 {
+        self.shared.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -391,7 +401,10 @@ fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Listed>, SyncErr
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !is_skipped(&e.file_name().to_string_lossy()));
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || !is_skipped(&name) || (temp::is_temp_name(&name) && e.file_type().is_file())
+        });
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -400,6 +413,17 @@ fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Listed>, SyncErr
                 continue;
             }
         };
+        if temp::is_temp_name(&entry.file_name().to_string_lossy()) {
+            // A write's temp file: never indexed, and removed once its writer is gone.
+            match temp::remove_if_abandoned(entry.path()) {
+                Ok(true) => tracing::warn!(path = %entry.path().display(), "removed a temp file a killed write left"),
+                Ok(false) => {}
+                Err(err) => {
+                    tracing::warn!(path = %entry.path().display(), %err, "cannot remove an abandoned temp file")
+                }
+            }
+            continue;
+        }
         if !entry.file_type().is_file() || !is_markdown(&entry.file_name().to_string_lossy()) {
             continue;
         }

@@ -1,12 +1,15 @@
 //! Watching the docs dir: file events schedule a sync after 750 ms of quiet.
 //!
-//! Events under dot-directories are ignored; Markdown names, extensionless names (directories)
-//! and events without a path schedule a sync. When the platform watcher cannot start or fails,
+//! Only events that can change what is indexed count: creating, changing, renaming or removing
+//! an entry. Access events (a file or folder opened, read, or closed without a write) are ignored,
+//! so the sync's own reads never wake the watcher again. Events under dot-directories are ignored
+//! too; Markdown names, extensionless names (directories) and events without a path schedule a sync. When the platform watcher cannot start or fails,
 //! a poll every 60 s takes over, so edits are still picked up, only later.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use notify::event::{AccessKind, AccessMode, EventKind, MetadataKind, ModifyKind};
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
@@ -56,6 +59,27 @@ pub fn is_relevant(rel: &Path) -> bool {
     is_markdown(&name) || rel.extension().is_none()
 }
 
+/// Whether an event of this kind can change what is on disk: not an open, a read or a close
+/// without a write, and not a bare access-time update.
+pub fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
+        _ => true,
+    }
+}
+
+/// Whether `event` (paths absolute, under `root`) should schedule a sync.
+pub fn schedules_sync(event: &notify::Event, root: &Path) -> bool {
+    changes_content(&event.kind)
+        && (event.paths.is_empty()
+            || event
+                .paths
+                .iter()
+                .any(|p| p.strip_prefix(root).map(is_relevant).unwrap_or(false)))
+}
+
 /// Starts watching `docs_dir`, scheduling syncs on `indexer`.
 pub fn watch(docs_dir: PathBuf, indexer: Indexer) -> WatchHandle {
     let (tx, mut rx) = mpsc::unbounded_channel::<bool>();
@@ -63,12 +87,7 @@ pub fn watch(docs_dir: PathBuf, indexer: Indexer) -> WatchHandle {
     let event_tx = tx.clone();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
         Ok(event) => {
-            let relevant = event.paths.is_empty()
-                || event
-                    .paths
-                    .iter()
-                    .any(|p| p.strip_prefix(&root).map(is_relevant).unwrap_or(false));
-            if relevant {
+            if schedules_sync(&event, &root) {
                 let _ = event_tx.send(true);
             }
         }
@@ -135,5 +154,37 @@ mod tests {
         assert!(!is_relevant(Path::new(".obsidian/workspace.json")));
         assert!(!is_relevant(Path::new("ops/.backups.md.swp")));
         assert!(!is_relevant(Path::new("ops/image.png")));
+    }
+
+    #[test]
+    fn reads_and_opens_do_not_schedule_a_sync() {
+        use notify::event::{AccessKind, CreateKind, RemoveKind, RenameMode};
+        let root = Path::new("/docs");
+        let event = |kind: EventKind, path: &str| notify::Event::new(kind).add_path(root.join(path));
+        for kind in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Access(AccessKind::Any),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)),
+        ] {
+            assert!(!schedules_sync(&event(kind, "ops/a.md"), root), "{kind:?}");
+            assert!(!schedules_sync(&event(kind, "ops"), root), "{kind:?} on a folder");
+        }
+        for kind in [
+            EventKind::Create(CreateKind::File),
+            EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Any)),
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::WriteTime)),
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            EventKind::Remove(RemoveKind::Folder),
+            EventKind::Any,
+        ] {
+            assert!(schedules_sync(&event(kind, "ops/a.md"), root), "{kind:?}");
+        }
+        assert!(!schedules_sync(
+            &event(EventKind::Create(CreateKind::File), "ops/.ragdown-x.tmp"),
+            root
+        ));
     }
 }

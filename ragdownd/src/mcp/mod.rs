@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use rmcp::handler::server::common::schema_for_type;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -497,5 +497,26 @@ impl ServerHandler for RagdownServer {
             Err(err) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
         };
         Ok(result.into())
+    }
+
+    /// Requests the SDK could not read as any method it knows: a `tools/call` whose params are not
+    /// `{name, arguments: {...}}` lands here too, and deserves to hear that rather than "method not
+    /// found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match request.method.as_str() {
+            "tools/call" => Err(ErrorData::invalid_params(
+                "invalid params for tools/call: name must be a string and arguments an object",
+                None,
+            )),
+            method => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+                None,
+            )),
+        }
     }
 }

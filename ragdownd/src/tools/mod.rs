@@ -369,9 +369,17 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
             "no such document: {raw} (not a path, and no document by that name or alias)"
         ))
     };
+    if args.start_line == Some(0) || args.end_line == Some(0) {
+        return Err(ToolError::new("start_line and end_line count from 1"));
+    }
     let path = resolve(scope, target).await?.ok_or_else(not_found)?;
-    let abs = scope.engine.docs_dir.join(&path);
-    let bytes = std::fs::read(&abs).map_err(|_| not_found())?;
+    let abs = crate::documents::Root::new(&scope.engine.docs_dir, "")
+        .resolve(&path, true)
+        .map_err(|_| not_found())?;
+    let bytes = match crate::documents::read_existing(&abs, &path) {
+        Ok(Some(bytes)) => bytes,
+        _ => return Err(not_found()),
+    };
     let hash = hex::encode(Sha256::digest(&bytes));
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
@@ -421,10 +429,12 @@ async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolErro
         if !is_markdown(&candidate) {
             continue;
         }
-        let root_path = scope.to_root_path(&candidate);
-        let abs = scope.engine.docs_dir.join(&root_path);
+        // Through the one path check, so a symlinked folder on the way is no way out.
+        let Ok(abs) = scope.paths().resolve(&candidate, true) else {
+            continue;
+        };
         if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file()) {
-            return Ok(Some(root_path));
+            return Ok(Some(scope.to_root_path(&candidate)));
         }
     }
     // A wikilink target, resolved as Obsidian does among the scope's documents.

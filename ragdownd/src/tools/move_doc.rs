@@ -17,9 +17,7 @@ use serde::Deserialize;
 
 use super::write::{blocking, index_now, refuse_read_only, shown};
 use super::{ToolResult, ToolSettings};
-use crate::documents::{
-    DocError, atomic_write, content_hash, create_parent_dirs, read_existing, resolve_client_path, with_path_lock,
-};
+use crate::documents::{DocError, Root, atomic_write, content_hash, read_existing, with_path_lock};
 use crate::engine::Scope;
 use crate::index::sync::{is_markdown, is_skipped, posix};
 use crate::markdown::links::{self, LinkTarget};
@@ -57,7 +55,7 @@ struct Planned {
 /// `ragdown_move`: moves a document or a subfolder and rewrites the links to (and in) it.
 pub async fn move_doc(scope: &Scope, settings: &ToolSettings, args: MoveArgs) -> ToolResult {
     refuse_read_only(settings)?;
-    let root = scope.dir();
+    let root = scope.paths();
     let planned = {
         let root = root.clone();
         blocking(move || plan(&root, &args.from, &args.to)).await?
@@ -65,7 +63,7 @@ pub async fn move_doc(scope: &Scope, settings: &ToolSettings, args: MoveArgs) ->
     let answer = format!("moved {} to {}", planned.from, planned.to);
     let updated = blocking(move || {
         perform(&root, &planned)?;
-        Ok(rewrite_links(&root, &planned))
+        Ok(rewrite_links(&root.dir(), &planned))
     })
     .await?;
     index_now(scope).await?;
@@ -77,9 +75,9 @@ pub async fn move_doc(scope: &Scope, settings: &ToolSettings, args: MoveArgs) ->
 }
 
 /// Checks a move of `from` to `to` (client paths under `root`) against the disk as it is now.
-fn plan(root: &Path, from: &str, to: &str) -> Result<Planned, DocError> {
+fn plan(root: &Root, from: &str, to: &str) -> Result<Planned, DocError> {
     let (from_shown, to_shown) = (shown(from), shown(to));
-    let from_abs = resolve_client_path(root, from, false)?;
+    let from_abs = root.resolve(from, false)?;
     let meta = match fs::symlink_metadata(&from_abs) {
         Ok(meta) => meta,
         Err(err) if err.kind() == ErrorKind::NotFound => {
@@ -97,7 +95,7 @@ fn plan(root: &Path, from: &str, to: &str) -> Result<Planned, DocError> {
         )));
     }
     // A document must stay Markdown, or the index would drop it; a subfolder may take any name.
-    let to_abs = resolve_client_path(root, to, !is_dir)?;
+    let to_abs = root.resolve(to, !is_dir)?;
     if from_shown == to_shown {
         return Err(DocError::BadRequest(format!(
             "cannot move {from_shown} onto itself: give to a different path"
@@ -121,7 +119,7 @@ fn plan(root: &Path, from: &str, to: &str) -> Result<Planned, DocError> {
 }
 
 /// Moves the file or folder, creating the target's missing folders, without overwriting anything.
-fn perform(root: &Path, planned: &Planned) -> Result<(), DocError> {
+fn perform(root: &Root, planned: &Planned) -> Result<(), DocError> {
     let Planned {
         from,
         to,
@@ -129,7 +127,7 @@ fn perform(root: &Path, planned: &Planned) -> Result<(), DocError> {
         to_abs,
         is_dir,
     } = planned;
-    create_parent_dirs(root, to_abs)?;
+    root.create_parent_dirs(to_abs)?;
     let moved = if *is_dir {
         rename_dir_no_clobber(from_abs, to_abs)
     } else {
@@ -314,7 +312,7 @@ mod tests {
     #[test]
     fn plans_refuse_what_cannot_move() {
         let dir = tree(&[("a.md", "a"), ("b.md", "b"), ("ops/x.md", "x"), ("img.png", "")]);
-        let root = dir.path();
+        let root = &Root::new(dir.path(), "");
         assert_eq!(
             refused(plan(root, "missing.md", "c.md")),
             (404, "no such document: missing.md".into())
@@ -392,8 +390,8 @@ mod tests {
             ("other.md", "Nothing that moved: [[readme]]."),
         ]);
         let root = dir.path();
-        let planned = plan(root, "ops", "infra/db").unwrap();
-        perform(root, &planned).unwrap();
+        let planned = plan(&Root::new(root, ""), "ops", "infra/db").unwrap();
+        perform(&Root::new(root, ""), &planned).unwrap();
         assert!(!root.join("ops").exists());
         assert_eq!(rewrite_links(root, &planned), ["index.md", "infra/db/backups.md"]);
         assert_eq!(

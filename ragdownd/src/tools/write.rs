@@ -4,16 +4,16 @@
 //! through [`crate::documents`] (atomic, hash-guarded, never half a file), then syncs the index so
 //! the change is searchable before the tool answers. Output and error text are the original's.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{ToolError, ToolResult, ToolSettings};
 use crate::documents::{
-    self, DocError, Edit, Expected, append_text, apply_replacements, check_base, content_hash, create_parent_dirs,
-    create_unique, delete_guarded, keep_provenance, read_existing, remember_frontmatter, remember_text,
-    resolve_client_path, resolve_supersedes, short_hash, slug, stamp_provenance, write_guarded,
+    self, DocError, Edit, Expected, Root, append_text, apply_replacements, check_base, content_hash, create_unique,
+    delete_guarded, keep_provenance, read_existing, remember_frontmatter, remember_text, resolve_supersedes,
+    short_hash, slug, stamp_provenance, write_guarded,
 };
 use crate::engine::Scope;
 
@@ -149,12 +149,12 @@ pub async fn write(scope: &Scope, settings: &ToolSettings, args: WriteArgs) -> T
     if args.heading.is_some() && !args.append {
         return Err(ToolError::new("heading is for append: true"));
     }
-    let root = scope.dir();
+    let root = scope.paths();
     let shown = shown(&args.path);
-    let path = resolve_client_path(&root, &args.path, true)?;
+    let path = root.resolve(&args.path, true)?;
     let display = shown.clone();
     let written = blocking(move || {
-        create_parent_dirs(&root, &path)?;
+        root.create_parent_dirs(&path)?;
         let existing = read_existing(&path, &display)?;
         match (existing, args.append) {
             (None, true) => Err(DocError::NotFound(format!("no such document: {display}"))),
@@ -187,9 +187,8 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
     if args.edits.is_empty() {
         return Err(ToolError::new("edits must hold at least one edit"));
     }
-    let root = scope.dir();
     let shown = shown(&args.path);
-    let path = resolve_client_path(&root, &args.path, true)?;
+    let path = scope.paths().resolve(&args.path, true)?;
     let display = shown.clone();
     let (written, replaced) = blocking(move || {
         let current = read_existing(&path, &display)?
@@ -220,9 +219,8 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
 /// `ragdown_delete`: a document (optionally hash-guarded) or a subfolder.
 pub async fn delete(scope: &Scope, settings: &ToolSettings, args: DeleteArgs) -> ToolResult {
     refuse_read_only(settings)?;
-    let root = scope.dir();
     let shown = shown(&args.path);
-    let path = resolve_client_path(&root, &args.path, false)?;
+    let path = scope.paths().resolve(&args.path, false)?;
     let display = shown.clone();
     blocking(move || delete_guarded(&path, &display, args.recursive, args.base_hash.as_deref())).await?;
     index_now(scope).await?;
@@ -231,12 +229,13 @@ pub async fn delete(scope: &Scope, settings: &ToolSettings, args: DeleteArgs) ->
 
 /// Where `ragdown_remember` writes: `<folder>/<notes dir>` at a folder's root, the subfolder itself
 /// at a subfolder endpoint.
-fn notes_dir(scope: &Scope, settings: &ToolSettings) -> PathBuf {
+fn notes_dir(scope: &Scope, settings: &ToolSettings) -> Result<Root, DocError> {
     let is_subfolder = scope.folder.is_some() && scope.prefix.trim_end_matches('/').contains('/');
-    if is_subfolder {
-        scope.dir()
+    let notes = settings.notes_dir.trim_matches(['/', '\\']);
+    if is_subfolder || notes.is_empty() || notes == "." {
+        Ok(scope.paths())
     } else {
-        scope.dir().join(&settings.notes_dir)
+        scope.paths().join(notes)
     }
 }
 
@@ -246,8 +245,8 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
     if args.title.trim().is_empty() || args.content.trim().is_empty() {
         return Err(ToolError::new("title and content must not be empty"));
     }
-    let root = scope.dir();
-    let dir = notes_dir(scope, settings);
+    let root = scope.paths();
+    let notes = notes_dir(scope, settings)?;
     let today = crate::index::sync::iso_now()[..10].to_string();
     let name = args
         .name
@@ -258,9 +257,10 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
     let (path, superseded) = blocking(move || {
         let targets = resolve_supersedes(&root, args.supersedes.as_deref().unwrap_or_default())?;
         // `supersedes` in front matter is relative to the note's own folder.
+        let dir = notes.dir();
         let note_dir = match Path::new(&name).parent() {
             Some(parent) if !parent.as_os_str().is_empty() => dir.join(parent),
-            _ => dir.clone(),
+            _ => dir,
         };
         let relative: Vec<String> = targets
             .iter()
@@ -273,7 +273,8 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
             &relative,
             args.session_id.as_deref(),
         );
-        let path = create_unique(&dir, &name, &remember_text(&front, &args.content))?;
+        let path = create_unique(&notes, &name, &remember_text(&front, &args.content))?;
+        let root = root.dir();
         let superseded: Vec<String> = targets
             .iter()
             .filter_map(|t| t.strip_prefix(&root).ok().and_then(crate::index::sync::posix))

@@ -381,3 +381,39 @@ async fn one_primary_per_index_readers_forward_and_take_over() {
     assert_eq!(report.added + report.unchanged, 4, "{report:?}");
     assert_eq!(reader.store().count().await.unwrap(), 4);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watcher_rests_when_nothing_changes() {
+    let docs = docs(&[
+        ("a.md", "# A\n\nalpha"),
+        ("sub/b.md", "# B\n\nbeta"),
+        ("sub/deeper/c.md", "# C"),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open_with(
+        docs.path(),
+        data.path(),
+        Arc::new(HashEmbedder),
+        true,
+        ragdownd::engine::TAKEOVER_EVERY,
+    )
+    .await;
+    settle(&engine).await;
+    // Let the events of the first syncs' own reads arrive and settle (the debounce is 750 ms).
+    tokio::time::sleep(ragdownd::index::watch::DEBOUNCE * 3).await;
+    let before = engine.indexer.syncs_run();
+    // A watcher woken by the syncs' own reads would sync about once per debounce here.
+    tokio::time::sleep(ragdownd::index::watch::DEBOUNCE * 4).await;
+    assert_eq!(
+        engine.indexer.syncs_run(),
+        before,
+        "syncs ran with nothing changed on disk"
+    );
+    // It still wakes for a real change.
+    write(docs.path(), "sub/d.md", "# D\n\ndelta");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !engine.store().files().await.unwrap().contains_key("sub/d.md") {
+        assert!(std::time::Instant::now() < deadline, "the watcher missed sub/d.md");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

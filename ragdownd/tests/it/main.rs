@@ -4,6 +4,7 @@
 
 mod context;
 mod context_rules;
+mod hostile;
 mod http;
 mod index;
 mod minilm;
@@ -12,4 +13,5 @@ mod remote;
 mod search;
 mod stdio;
 mod support;
+mod trust;
 mod write;

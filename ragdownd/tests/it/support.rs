@@ -253,6 +253,13 @@ impl StdioClient {
     }
 }
 
+impl StdioClient {
+    /// Kills the process at once (SIGKILL): no clean-up of any kind runs.
+    pub async fn kill(&mut self) {
+        self.child.kill().await.unwrap();
+    }
+}
+
 impl Drop for StdioClient {
     fn drop(&mut self) {
         let _ = self.child.start_kill();
