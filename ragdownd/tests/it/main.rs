@@ -4,6 +4,7 @@
 
 mod context;
 mod context_rules;
+mod faults;
 mod hostile;
 mod http;
 mod index;
