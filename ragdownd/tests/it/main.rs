@@ -8,6 +8,7 @@ mod faults;
 mod hostile;
 mod http;
 mod index;
+mod load;
 mod minilm;
 mod move_tool;
 mod remote;
