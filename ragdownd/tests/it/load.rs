@@ -77,7 +77,7 @@ async fn many_http_clients_search_and_edit_at_once_with_no_error_and_no_lost_edi
                 let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
                 let (mut requests, mut refused, mut accepted) = (0, 0, 0);
                 for i in 0..SEARCHES {
-                    let (status, is_error, text) = if i % 2 == 0 {
+                    let (status, is_error, text) = if i.is_multiple_of(2) {
                         call(
                             &agent,
                             &url,
