@@ -132,6 +132,10 @@ fn nearest_passage(text: &str, old_text: &str) -> Option<Passage> {
 }
 
 #[cfg(test)]
+#[path = "replacements_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use regex::Regex;
 

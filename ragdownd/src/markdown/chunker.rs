@@ -129,8 +129,9 @@ fn fallback_chunk(lines: &[&str], body_start: usize, title: &str) -> Chunk {
         index: 0,
         heading: String::new(),
         text: if body.is_empty() { title } else { body }.to_owned(),
-        line_start: body_start + 1,
-        line_end: (body_start + 1).max(lines.len()),
+        // Front matter with no line after it leaves no body line: its last line stands in.
+        line_start: (body_start + 1).min(lines.len()),
+        line_end: lines.len(),
     }
 }
 
@@ -344,6 +345,10 @@ fn push_cut_line(out: &mut Vec<Piece>, open: &mut Piece, mut line: &str, mut lin
     open.text.push_str(line);
     open.chars = line_chars;
 }
+
+#[cfg(test)]
+#[path = "chunker_props.rs"]
+pub(crate) mod props;
 
 #[cfg(test)]
 mod tests {
@@ -597,9 +602,17 @@ mod tests {
         // The body after the front matter is empty, so the title stands in for it.
         let doc = chunk_document("x.md", "---\ntitle: Only\n---\n");
         assert_eq!(rows(&doc), [("", "Only", 4, 4)]);
-        // With no line after the front matter, the range still starts and ends past it.
+        // With no line after the front matter, the range is its closing line.
         let doc = chunk_document("x.md", "---\ntitle: Only\n---");
-        assert_eq!(rows(&doc), [("", "Only", 4, 4)]);
+        assert_eq!(rows(&doc), [("", "Only", 3, 3)]);
+    }
+
+    /// Found by `chunker::props`: the one chunk of a file that is front matter alone said lines
+    /// 4-4 of a 3-line file.
+    #[test]
+    fn a_file_of_front_matter_alone_has_its_chunk_inside_it() {
+        let doc = chunk_document("notes/x.md", "---\n\n---");
+        assert_eq!(rows(&doc), [("", "x", 3, 3)]);
     }
 
     #[test]

@@ -312,6 +312,10 @@ fn unique(items: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[path = "frontmatter_props.rs"]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,350 @@
+//! Where a link points: a wikilink resolved as Obsidian does (exact path, name, shortest path,
+//! alias), a relative Markdown link joined to the linking document's directory, and the lines of
+//! the section that a `#Heading` names.
+//!
+//! It works on paths and lines it is handed; it never looks for links in a source.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{LinkTarget, MARKDOWN_EXT, dirname, heading_name, percent_decode, strip_markdown};
+use crate::markdown::Fences;
+
+/// An ATX heading: its `#`s and its name without closing `#`s (the chunker's rule).
+static HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$").expect("valid heading regex"));
+
+/// The target and heading of a wikilink written as `[[Note#Heading|shown]]`, `![[Note]]` or the
+/// bare inside, `Note#Heading`: what `ragdown_read_doc` gets as a path. The heading is `None`
+/// when absent, empty, or a block reference (`^id`).
+pub fn split_wikilink(raw: &str) -> (&str, Option<&str>) {
+    let mut text = raw.trim();
+    if let Some(inner) = text.strip_prefix("!").unwrap_or(text).strip_prefix("[[")
+        && let Some(inner) = inner.strip_suffix("]]")
+    {
+        text = inner;
+    }
+    let before_alias = text.split('|').next().unwrap_or_default();
+    // Inside a table a wikilink is written `[[Note\|shown]]`, so the `\` belongs to the `|`.
+    let before_alias = before_alias.strip_suffix('\\').unwrap_or(before_alias);
+    match before_alias.split_once('#') {
+        Some((target, heading)) => (target.trim(), heading_name(heading)),
+        None => (before_alias.trim(), None),
+    }
+}
+
+/// Resolves a wikilink target as Obsidian does, within `documents` (all Markdown docs of one
+/// folder, root-relative paths), returning the document's path:
+///
+/// 1. an exact path: the target, or the target + `.md`, relative to the folder root, then
+///    relative to the linking document's directory; case-sensitive first, then ignoring case;
+/// 2. a document with that name (path without extension, or whole path, matched case-insensitively
+///    on the trailing path segments, so `sub/Note` works) in the linking document's directory;
+/// 3. the shortest path among those matching by name (ties: alphabetical);
+/// 4. a document with an alias equal to the target, ignoring case (ties as for names).
+///
+/// `from` is the linking document's path. The target may also be a whole link (`Note#Heading`,
+/// `[[Note|shown]]`): the heading and alias are ignored. Backslashes count as `/`, valid `%20`
+/// escapes are decoded, and an empty target (`[[#Heading]]`) is `from` itself when it is among
+/// `documents`. A target that climbs out of the root resolves to nothing.
+pub fn resolve_wikilink<'a>(target: &str, from: &str, documents: &[LinkTarget<'a>]) -> Option<&'a str> {
+    resolve_index(target, from, documents).map(|index| documents[index].path)
+}
+
+/// Resolves a relative Markdown link (percent-decoded) against the linking document's directory,
+/// normalising `.`, `..` and repeated slashes; `None` when it climbs out of the root, is absolute,
+/// or names the root itself. Whether anything is at that path is the caller's question.
+pub fn resolve_relative(target: &str, from: &str) -> Option<String> {
+    let target = target.replace('\\', "/");
+    // Checked before joining, which would otherwise make `/etc/passwd` relative to `from`.
+    if target.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for segment in dirname(from).split('/').chain(target.split('/')) {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The section under a heading: `(start_line, end_line)`, 1-based and inclusive, from the heading
+/// line to the line before the next heading of the same or higher level (or the last line).
+///
+/// Matched case-insensitively on the last `#`-separated part of `anchor`, so `A#B` names `B`.
+/// Headings in fenced code do not count. `None` when no heading matches.
+pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
+    let wanted = anchor.rsplit('#').next().unwrap_or_default().trim().to_lowercase();
+    if wanted.is_empty() {
+        return None;
+    }
+    let mut fences = Fences::default();
+    let mut open: Option<(usize, usize)> = None;
+    for (index, line) in lines.iter().enumerate() {
+        if fences.observe(line) || fences.is_open() {
+            continue;
+        }
+        let Some(caps) = HEADING.captures(line) else {
+            continue;
+        };
+        let level = caps[1].len();
+        match open {
+            None if caps[2].trim().to_lowercase() == wanted => open = Some((index + 1, level)),
+            Some((start, open_level)) if level <= open_level => return Some((start, index)),
+            _ => {}
+        }
+    }
+    open.map(|(start, _)| (start, lines.len()))
+}
+
+/// The index in `documents` that `raw` resolves to; see [`resolve_wikilink`].
+fn resolve_index(raw: &str, from: &str, documents: &[LinkTarget<'_>]) -> Option<usize> {
+    let target = normalise_target(split_wikilink(raw).0);
+    if target.is_empty() {
+        return documents.iter().position(|document| document.path == from);
+    }
+    let from_dir = dirname(from);
+
+    let mut wanted = vec![target.clone()];
+    if !from_dir.is_empty() {
+        wanted.push(normalise_path(&format!("{from_dir}/{target}")));
+    }
+    let exact: Vec<String> = wanted
+        .iter()
+        .flat_map(|path| {
+            if MARKDOWN_EXT.is_match(path) {
+                vec![path.clone()]
+            } else {
+                vec![path.clone(), format!("{path}.md")]
+            }
+        })
+        .collect();
+    for path in &exact {
+        if let Some(index) = documents.iter().position(|document| document.path == path) {
+            return Some(index);
+        }
+    }
+    for path in &exact {
+        let path = path.to_lowercase();
+        let found = documents
+            .iter()
+            .enumerate()
+            .filter(|(_, document)| document.path.to_lowercase() == path)
+            .min_by_key(|(_, document)| document.path);
+        if let Some((index, _)) = found {
+            return Some(index);
+        }
+    }
+
+    let needle = target.to_lowercase();
+    let suffix = format!("/{needle}");
+    let names = |name: &str| {
+        let name = name.to_lowercase();
+        name == needle || name.ends_with(&suffix)
+    };
+    let by_name = documents
+        .iter()
+        .enumerate()
+        .filter(|(_, document)| names(strip_markdown(document.path)) || names(document.path));
+    if let Some(index) = nearest(by_name, from_dir) {
+        return Some(index);
+    }
+    let by_alias = documents.iter().enumerate().filter(|(_, document)| {
+        document
+            .aliases
+            .iter()
+            .any(|alias| alias.trim().to_lowercase() == needle)
+    });
+    nearest(by_alias, from_dir)
+}
+
+/// Of several matches, the one in `from_dir`, else the shortest path, else the first
+/// alphabetically.
+fn nearest<'d, 'a: 'd>(matches: impl Iterator<Item = (usize, &'d LinkTarget<'a>)>, from_dir: &str) -> Option<usize> {
+    matches
+        .min_by(|(_, a), (_, b)| {
+            let key = |path: &str| (dirname(path) != from_dir, path.chars().count());
+            key(a.path).cmp(&key(b.path)).then_with(|| a.path.cmp(b.path))
+        })
+        .map(|(index, _)| index)
+}
+
+/// A wikilink target as a root-relative path: `/`-separated, valid `%xx` escapes decoded,
+/// `.` and `..` folded, without a leading `/` or `./`.
+fn normalise_target(target: &str) -> String {
+    let slashed = target.trim().replace('\\', "/");
+    let decoded = percent_decode(&slashed).unwrap_or(slashed);
+    normalise_path(&decoded)
+}
+
+/// `path` with empty and `.` segments dropped and `..` folded where it can be; a `..` that climbs
+/// above the start is kept, so such a path matches no document.
+fn normalise_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|last| *last != "..") => {
+                parts.pop();
+            }
+            name => parts.push(name),
+        }
+    }
+    parts.join("/")
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::links::fixtures::{docs, plain};
+
+    #[test]
+    fn resolution_order() {
+        let entries = vec![
+            ("Note.md", Vec::new()),
+            ("sub/Note.md", Vec::new()),
+            ("a/Plan.md", Vec::new()),
+            ("b/Plan.md", Vec::new()),
+            ("deep/er/Plan.md", Vec::new()),
+            ("a/er/Plan.md", Vec::new()),
+            ("Case.md", Vec::new()),
+            ("case.md", Vec::new()),
+            ("k/Streams.md", Vec::new()),
+            ("notes/Kafka.md", vec!["Streams".to_owned(), "Event Log".to_owned()]),
+            ("projects/alpha/Goal.md", Vec::new()),
+            ("projects/beta/Goal.md", Vec::new()),
+            ("file with space.md", Vec::new()),
+            ("Home.md", Vec::new()),
+        ];
+        let documents = docs(&entries);
+        let resolve = |target: &str, from: &str| resolve_wikilink(target, from, &documents);
+
+        // An exact path from the root beats a same-named document beside the linking one.
+        assert_eq!(resolve("Note", "sub/x.md"), Some("Note.md"));
+        assert_eq!(resolve("sub/Note", "x.md"), Some("sub/Note.md"));
+        assert_eq!(
+            resolve("home.md", "x.md"),
+            Some("Home.md"),
+            "exact paths fall back to ignoring case"
+        );
+        assert_eq!(
+            resolve("case", "x.md"),
+            Some("case.md"),
+            "but a same-case path comes first"
+        );
+        assert_eq!(resolve("Case", "x.md"), Some("Case.md"));
+        assert_eq!(
+            resolve("plan", "deep/er/x.md"),
+            Some("deep/er/Plan.md"),
+            "a path beside the linking one"
+        );
+        // A name beside the linking document beats a shorter path elsewhere.
+        assert_eq!(resolve("er/Plan", "deep/er/x.md"), Some("deep/er/Plan.md"));
+        assert_eq!(resolve("er/Plan", "x.md"), Some("a/er/Plan.md"));
+        // Else the shortest path, ties alphabetical.
+        assert_eq!(resolve("Plan", "x.md"), Some("a/Plan.md"));
+        assert_eq!(resolve("Plan", "c/x.md"), Some("a/Plan.md"));
+        // Trailing path segments narrow the name.
+        assert_eq!(resolve("beta/Goal", "x.md"), Some("projects/beta/Goal.md"));
+        assert_eq!(resolve("alpha/goal", "x.md"), Some("projects/alpha/Goal.md"));
+        // A name beats an alias; an alias matches ignoring case.
+        assert_eq!(resolve("streams", "x.md"), Some("k/Streams.md"));
+        assert_eq!(resolve("event log", "x.md"), Some("notes/Kafka.md"));
+        // Heading, alias, brackets and escapes do not get in the way.
+        assert_eq!(resolve("Event Log#Retention|logs", "x.md"), Some("notes/Kafka.md"));
+        assert_eq!(resolve("![[Kafka#Setup]]", "x.md"), Some("notes/Kafka.md"));
+        assert_eq!(resolve("file%20with%20space", "x.md"), Some("file with space.md"));
+        assert_eq!(
+            resolve("../Note", "sub/x.md"),
+            Some("Note.md"),
+            "relative to the linking document"
+        );
+        // Nothing else.
+        assert_eq!(resolve("Missing", "x.md"), None);
+        assert_eq!(resolve("../outside", "x.md"), None);
+        assert_eq!(resolve("../../Note", "sub/x.md"), None);
+        assert_eq!(
+            resolve("#Top", "Home.md"),
+            Some("Home.md"),
+            "a heading of the same document"
+        );
+        assert_eq!(resolve("#Top", "gone.md"), None);
+    }
+
+    #[test]
+    fn split_wikilink_cases() {
+        assert_eq!(split_wikilink("Note#Heading"), ("Note", Some("Heading")));
+        assert_eq!(split_wikilink("![[sub/Note#H|shown]]"), ("sub/Note", Some("H")));
+        assert_eq!(split_wikilink("Note#^block"), ("Note", None));
+        assert_eq!(split_wikilink("Note\\|shown"), ("Note", None));
+        assert_eq!(split_wikilink("!important"), ("!important", None));
+    }
+
+    #[test]
+    fn attachments_resolve_by_whole_name() {
+        let entries = plain(&[
+            "assets/diagram.png",
+            "projects/alpha/diagram.png",
+            "projects/alpha/Plan.md",
+        ]);
+        let documents = docs(&entries);
+        assert_eq!(
+            resolve_wikilink("diagram.png", "projects/alpha/Plan.md", &documents),
+            Some("projects/alpha/diagram.png")
+        );
+        assert_eq!(
+            resolve_wikilink("diagram.png", "x.md", &documents),
+            Some("assets/diagram.png")
+        );
+        assert_eq!(resolve_wikilink("diagram", "x.md", &documents), None);
+    }
+
+    #[test]
+    fn resolve_relative_cases() {
+        assert_eq!(
+            resolve_relative("../notes/Kafka.md", "projects/x.md").as_deref(),
+            Some("notes/Kafka.md")
+        );
+        assert_eq!(resolve_relative("./a/../b.md", "d/x.md").as_deref(), Some("d/b.md"));
+        assert_eq!(resolve_relative("a//b.md", "x.md").as_deref(), Some("a/b.md"));
+        assert_eq!(resolve_relative("..\\c.md", "d/x.md").as_deref(), Some("c.md"));
+        assert_eq!(resolve_relative("../x.md", "x.md"), None, "climbs out of the root");
+        assert_eq!(resolve_relative("../../x.md", "a/b.md"), None);
+        assert_eq!(resolve_relative("/etc/passwd", "a/b.md"), None);
+        assert_eq!(resolve_relative("..", "a/b.md"), None, "the root itself");
+    }
+
+    #[test]
+    fn heading_ranges() {
+        let text =
+            "# Doc\n\nintro\n\n## Restore\n\nRun it.\n\n```\n# not a heading\n```\n\n### Detail\n\nx\n\n## Next\n\ny";
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(heading_range(&lines, "restore"), Some((5, 16)));
+        assert_eq!(
+            heading_range(&lines, "Doc#Restore"),
+            Some((5, 16)),
+            "only the last part is matched"
+        );
+        assert_eq!(heading_range(&lines, "Detail"), Some((13, 16)));
+        assert_eq!(
+            heading_range(&lines, "next"),
+            Some((17, 19)),
+            "to the end of the document"
+        );
+        assert_eq!(heading_range(&lines, "doc"), Some((1, 19)));
+        assert_eq!(
+            heading_range(&lines, "not a heading"),
+            None,
+            "headings in fences do not count"
+        );
+        assert_eq!(heading_range(&lines, "Missing"), None);
+        assert_eq!(heading_range(&lines, ""), None);
+        let crlf: Vec<&str> = "## A ##\r\nx\r\n# B\r".split('\n').collect();
+        assert_eq!(heading_range(&crlf, "a"), Some((1, 2)));
+    }
+}
