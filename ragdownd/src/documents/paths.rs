@@ -87,7 +87,6 @@ impl Root {
         if markdown_only && !is_markdown(last) {
             return Err(refuse("not a Markdown file (.md, .markdown, .mdx)"));
         }
-        let below = self.prefix.len();
         let all: Vec<&str> = self.prefix.iter().map(String::as_str).chain(segments).collect();
         let mut current = self.docs_dir.clone();
         for (i, segment) in all.iter().enumerate() {
@@ -105,10 +104,6 @@ impl Root {
                     return Err(refuse("a folder on the path is a file or a symlink"));
                 }
                 Ok(_) => {}
-                // The scope's own folder is gone: nothing below it can be reached.
-                Err(err) if err.kind() == ErrorKind::NotFound && i < below => {
-                    return Err(refuse("the folder this path is in is gone"));
-                }
                 // Nothing below a missing folder can exist either.
                 Err(err) if err.kind() == ErrorKind::NotFound => break,
                 Err(err) => return Err(DocError::io(format!("could not check {rel}"))(err)),
@@ -196,6 +191,10 @@ fn has_drive_letter(path: &str) -> bool {
     let bytes = path.as_bytes();
     bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
 }
+
+#[cfg(test)]
+#[path = "paths_props.rs"]
+mod props;
 
 #[cfg(test)]
 mod tests {
@@ -377,10 +376,10 @@ mod tests {
             team.join("real").unwrap().resolve("a.md", true).unwrap(),
             dir.path().join("team/real/a.md")
         );
-        // A scope folder that went away refuses rather than resolving blind.
-        assert_eq!(
-            message(Root::new(dir.path(), "gone").resolve("a.md", true)),
-            "the folder this path is in is gone: a.md"
-        );
+        // A folder of the scope that does not exist yet (a notes folder) is made on the first write.
+        let notes = Root::new(dir.path(), "team/notes");
+        let full = notes.resolve("a.md", true).unwrap();
+        notes.create_parent_dirs(&full).unwrap();
+        assert!(dir.path().join("team/notes").is_dir());
     }
 }

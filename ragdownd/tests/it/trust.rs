@@ -211,9 +211,10 @@ async fn a_reader_takes_over_the_moment_the_primary_dies() {
     let mut reader = StdioClient::start(&test_env(docs.path(), data.path())).await;
     let role = |stats: &str| serde_json::from_str::<Value>(stats).unwrap()["role"].clone();
     assert_eq!(role(&reader.ok("ragdown_stats", json!({})).await), "reader");
-    primary.kill().await;
-    // Written while nobody indexes; no watcher runs (RAGDOWN_WATCH=false) and nobody asks for a sync.
+    // Written where the primary's watcher would have seen it, had one run (RAGDOWN_WATCH=false):
+    // an edit the primary never indexed before it died, and nobody asks for a sync afterwards.
     write(docs.path(), "gap.md", "# Gap\n\nwritten in the gap");
+    primary.kill().await;
     // The reader's timer would wait 30 s; the lock frees the moment the primary dies.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
