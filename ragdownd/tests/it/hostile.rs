@@ -167,6 +167,22 @@ async fn wrong_types_and_garbage_get_clear_errors_and_the_server_keeps_answering
     assert!(answer.get("error").is_some(), "{answer}");
     let answer = client.request("no/such/method", json!({})).await;
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    // Garbage on the wire: not JSON, cut-off JSON, invalid UTF-8, a 5 MB line, JSON nested deeper
+    // than any parser should follow. Each is dropped and the session goes on.
+    client.send_raw(b"this is not json").await;
+    client
+        .send_raw(br#"{"jsonrpc":"2.0","id":99,"method":"tools/list""#)
+        .await;
+    client.send_raw(&[0xff, 0xfe, b'{', 0x80]).await;
+    client.send_raw(&vec![b'x'; 5 << 20]).await;
+    client.send_raw("[".repeat(100_000).as_bytes()).await;
+    let huge = json!({"jsonrpc": "2.0", "id": 98, "method": "tools/call",
+        "params": {"name": "ragdown_recall", "arguments": {"query": "alpha ".repeat(400_000)}}});
+    client.send_raw(huge.to_string().as_bytes()).await;
+    assert!(
+        client.response(98).await.get("result").is_some(),
+        "a 2.4 MB query is answered"
+    );
     assert_eq!(
         std::fs::read_to_string(docs.path().join("a.md")).unwrap(),
         "# A\n\nalpha"

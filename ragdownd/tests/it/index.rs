@@ -41,6 +41,20 @@ async fn open_with(
     .unwrap()
 }
 
+/// A watching engine on the hash embedder, its first sync done.
+async fn watching(docs: &Path, data: &Path) -> Arc<Engine> {
+    let engine = open_with(
+        docs,
+        data,
+        Arc::new(HashEmbedder),
+        true,
+        ragdownd::engine::TAKEOVER_EVERY,
+    )
+    .await;
+    settle(&engine).await;
+    engine
+}
+
 fn counts(report: &SyncReport) -> (usize, usize, usize, usize) {
     (report.added, report.updated, report.removed, report.unchanged)
 }
@@ -256,15 +270,7 @@ async fn bm25_finds_identifiers_whole_and_filters_apply_before_the_limit() {
 async fn the_watcher_indexes_edits_without_being_asked() {
     let docs = docs(&[("a.md", "# A\n\nalpha")]);
     let data = tempfile::tempdir().unwrap();
-    let engine = open_with(
-        docs.path(),
-        data.path(),
-        Arc::new(HashEmbedder),
-        true,
-        ragdownd::engine::TAKEOVER_EVERY,
-    )
-    .await;
-    settle(&engine).await;
+    let engine = watching(docs.path(), data.path()).await;
     write(docs.path(), "notes/b.md", "# B\n\nbeta written while the server runs");
     write(docs.path(), ".obsidian/c.md", "# C\n\nin a dot-folder: never indexed");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -390,15 +396,7 @@ async fn the_watcher_rests_when_nothing_changes() {
         ("sub/deeper/c.md", "# C"),
     ]);
     let data = tempfile::tempdir().unwrap();
-    let engine = open_with(
-        docs.path(),
-        data.path(),
-        Arc::new(HashEmbedder),
-        true,
-        ragdownd::engine::TAKEOVER_EVERY,
-    )
-    .await;
-    settle(&engine).await;
+    let engine = watching(docs.path(), data.path()).await;
     // Let the events of the first syncs' own reads arrive and settle (the debounce is 750 ms).
     tokio::time::sleep(ragdownd::index::watch::DEBOUNCE * 3).await;
     let before = engine.indexer.syncs_run();

@@ -254,6 +254,13 @@ impl StdioClient {
 }
 
 impl StdioClient {
+    /// Writes `bytes` to the server's stdin as they are, then a line break: for garbage.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).await.unwrap();
+        self.stdin.write_all(b"\n").await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
     /// Kills the process at once (SIGKILL): no clean-up of any kind runs.
     pub async fn kill(&mut self) {
         self.child.kill().await.unwrap();
