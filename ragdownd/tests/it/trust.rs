@@ -203,29 +203,48 @@ async fn read_doc_answers_every_bad_line_range_with_a_tool_error() {
     assert!(text.ends_with("\ntwo"), "the server still answers: {text}");
 }
 
-#[tokio::test]
-async fn a_reader_takes_over_the_moment_the_primary_dies() {
-    let docs = docs(&[("a.md", "# A\n\nalpha")]);
+#[tokio::test(flavor = "multi_thread")]
+async fn one_reader_takes_over_the_moment_the_primary_dies_and_nothing_is_indexed_twice() {
+    let docs = docs(&[("a.md", "# A\n\nalpha\n\n## Two\n\nbeta")]);
     let data = tempfile::tempdir().unwrap();
     let mut primary = started(docs.path(), data.path()).await;
-    let mut reader = StdioClient::start(&test_env(docs.path(), data.path())).await;
-    let role = |stats: &str| serde_json::from_str::<Value>(stats).unwrap()["role"].clone();
-    assert_eq!(role(&reader.ok("ragdown_stats", json!({})).await), "reader");
+    let mut readers = Vec::new();
+    for _ in 0..3 {
+        readers.push(StdioClient::start(&test_env(docs.path(), data.path())).await);
+    }
+    let stats = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    for reader in &mut readers {
+        assert_eq!(stats(&reader.ok("ragdown_stats", json!({})).await)["role"], "reader");
+    }
     // Written where the primary's watcher would have seen it, had one run (RAGDOWN_WATCH=false):
     // an edit the primary never indexed before it died, and nobody asks for a sync afterwards.
     write(docs.path(), "gap.md", "# Gap\n\nwritten in the gap");
     primary.kill().await;
-    // The reader's timer would wait 30 s; the lock frees the moment the primary dies.
+    // A reader's timer would wait 30 s; the lock frees the moment the primary dies.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let list = reader.ok("ragdown_list", json!({})).await;
+        let list = readers[0].ok("ragdown_list", json!({})).await;
         if list.contains("gap.md") {
             break;
         }
         assert!(Instant::now() < deadline, "gap.md not indexed: {list}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(role(&reader.ok("ragdown_stats", json!({})).await), "primary");
+    let mut roles = Vec::new();
+    for reader in &mut readers {
+        let now = stats(&reader.ok("ragdown_stats", json!({})).await);
+        assert_eq!(now["chunks"], 3, "every chunk once: {now}");
+        roles.push(now["role"].as_str().unwrap().to_string());
+    }
+    roles.sort();
+    assert_eq!(roles, ["primary", "reader", "reader"], "exactly one took over");
+    // A sync from any of them runs in the new primary and finds nothing left to do.
+    let report = stats(&readers[2].ok("ragdown_reindex", json!({})).await);
+    assert_eq!(
+        (report["added"].as_u64(), report["unchanged"].as_u64()),
+        (Some(0), Some(2)),
+        "{report}"
+    );
 }
 
 /// The hash `ragdown_read_doc` printed for `path`.
