@@ -189,7 +189,11 @@ fn lock_folder(dir: &Path) -> Option<File> {
     match locked {
         Ok(folder) => Some(folder),
         Err(err) => {
-            tracing::warn!(dir = %dir.display(), %err, "cannot lock the folder; writers in other processes are not kept out");
+            // Once per process: on such a file system every write would say it again.
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!(dir = %dir.display(), %err, "cannot lock the folder; writers in other processes are not kept out");
+            });
             None
         }
     }

@@ -133,7 +133,18 @@ async fn a_symlinked_subfolder_is_no_endpoint_and_bad_json_gets_a_json_rpc_error
         assert!(Instant::now() < deadline, "the server did not come up: {status}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    for sub in ["linkdir", "linkdir/", "linkdir/deeper", "real/../linkdir", "./linkdir"] {
+    for sub in [
+        "linkdir",
+        "linkdir/",
+        "linkdir/deeper",
+        "real/../linkdir",
+        "./linkdir",
+        "%6cinkdir",
+        "real/%2e%2e/linkdir",
+        "%2e%2e/team",
+        "real%2f..%2flinkdir",
+        ".git",
+    ] {
         let (status, body) = post_raw(format!("{base}/mcp/team/{sub}"), "tok", INITIALIZE).await;
         assert_eq!(status, 404, "{sub}: {body}");
     }
