@@ -63,13 +63,15 @@ impl Root {
         })
     }
 
-    /// Whether this folder is a real folder reached from the docs dir through real folders only.
+    /// Whether this folder is a real folder reached from the docs dir through real folders only:
+    /// its prefix passes [`Root::resolve`] from the docs dir and names a folder.
     pub fn exists_as_dir(&self) -> bool {
-        let mut current = self.docs_dir.clone();
-        self.prefix.iter().all(|segment| {
-            current.push(segment);
-            !is_skipped(segment) && fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_dir())
-        })
+        if self.prefix.is_empty() {
+            return self.docs_dir.is_dir();
+        }
+        Root::new(&self.docs_dir, "")
+            .resolve(&self.prefix.join("/"), false)
+            .is_ok_and(|dir| fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()))
     }
 
     /// Resolves `rel`, a path relative to this folder from a client, to the file it names.
