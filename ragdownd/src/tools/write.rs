@@ -227,15 +227,14 @@ pub async fn delete(scope: &Scope, settings: &ToolSettings, args: DeleteArgs) ->
     Ok(format!("deleted {shown}"))
 }
 
-/// Where `ragdown_remember` writes: `<folder>/<notes dir>` at a folder's root, the subfolder itself
-/// at a subfolder endpoint.
+/// Where `ragdown_remember` writes: `<folder>/<notes dir>` at a folder's root (the notes dir is
+/// validated with the configuration), the subfolder itself at a subfolder endpoint.
 fn notes_dir(scope: &Scope, settings: &ToolSettings) -> Result<Root, DocError> {
     let is_subfolder = scope.folder.is_some() && scope.prefix.trim_end_matches('/').contains('/');
-    let notes = settings.notes_dir.trim_matches(['/', '\\']);
-    if is_subfolder || notes.is_empty() || notes == "." {
+    if is_subfolder {
         Ok(scope.paths())
     } else {
-        scope.paths().join(notes)
+        scope.paths().join(&settings.notes_dir)
     }
 }
 
