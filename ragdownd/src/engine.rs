@@ -60,16 +60,15 @@ pub struct Engine {
     /// The query log in the data dir; off until the app turns it on.
     pub query_log: QueryLog,
     watch: Mutex<Option<WatchHandle>>,
-    /// Whether this process indexes (primary) or forwards its syncs (reader).
-    primary: AtomicBool,
+    /// Whether this process indexes (primary) or forwards its syncs (reader); a reader waiting to
+    /// take over subscribes to it.
+    primary: tokio::sync::watch::Sender<bool>,
     /// The socket readers forward their syncs to.
     socket: PathBuf,
     /// The primary's hold on the index (`None` for a reader, or where there are no locks).
     lock: Mutex<Option<primary::PrimaryLock>>,
     /// Whether a reader takes over by the lock (at once) rather than by retrying the socket.
     by_lock: AtomicBool,
-    /// Says `true` once this process is the primary.
-    promoted: tokio::sync::watch::Sender<bool>,
     /// The primary's socket server, or a reader's takeover task.
     role_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: EngineOptions,
@@ -149,11 +148,10 @@ impl Engine {
             hook: HookState::default(),
             query_log: QueryLog::new(&options.data_dir),
             watch: Mutex::new(None),
-            primary: AtomicBool::new(false),
+            primary: tokio::sync::watch::Sender::new(false),
             socket,
             lock: Mutex::new(None),
             by_lock: AtomicBool::new(false),
-            promoted: tokio::sync::watch::Sender::new(false),
             role_task: Mutex::new(None),
             options,
         });
@@ -178,20 +176,19 @@ impl Engine {
 
     /// Whether this process indexes; a reader forwards its syncs to the primary.
     pub fn is_primary(&self) -> bool {
-        self.primary.load(Ordering::Acquire)
+        *self.primary.borrow()
     }
 
     /// Makes this process the primary: answer readers, watch. Returns the task it replaces (a
     /// reader's takeover loop), which the caller drops rather than aborts: it may be that task.
     fn promote(&self, listener: primary::Listener) -> Option<tokio::task::JoinHandle<()>> {
-        self.primary.store(true, Ordering::Release);
+        self.primary.send_replace(true);
         let server = primary::serve(listener, self.indexer.clone());
         let old = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).replace(server);
         if self.options.watch {
             *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
         }
-        self.promoted.send_replace(true);
         old
     }
 
@@ -242,7 +239,7 @@ impl Engine {
             return true;
         }
         if self.by_lock.load(Ordering::Acquire) {
-            let mut promoted = self.promoted.subscribe();
+            let mut promoted = self.primary.subscribe();
             let wait = promoted.wait_for(|is| *is);
             return tokio::time::timeout(Duration::from_secs(2), wait)
                 .await
