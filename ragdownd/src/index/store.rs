@@ -23,7 +23,7 @@ use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lancedb::index::Index;
 use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
-use lancedb::table::OptimizeAction;
+use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 
 /// The table's name.
@@ -348,7 +348,16 @@ impl Store {
     /// Readers re-check the latest version on every query, so none reads a version that old.
     pub async fn optimize(&self) -> Result<()> {
         self.ensure_fts().await?;
-        self.table.optimize(OptimizeAction::All).await?;
+        // `All` is these three with a 7-day prune; spelled out, so versions are listed once.
+        self.table
+            .optimize(OptimizeAction::Compact {
+                options: CompactionOptions::default(),
+                remap_options: None,
+            })
+            .await?;
+        self.table
+            .optimize(OptimizeAction::Index(OptimizeOptions::default()))
+            .await?;
         self.table
             .optimize(OptimizeAction::Prune {
                 older_than: lancedb::table::Duration::from_std(self.keep_versions_for).ok(),
