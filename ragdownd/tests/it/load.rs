@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{serve, write};
+use crate::support::{printed_hash, serve, write};
 
 const TOKEN: &str = "load-token";
 
@@ -99,8 +99,7 @@ async fn many_http_clients_search_and_edit_at_once_with_no_error_and_no_lost_edi
                 while accepted < EDITS {
                     let (status, is_error, text) = call(&agent, &url, "ragdown_read_doc", json!({"path": "shared.md"}));
                     assert!(status == 200 && !is_error, "client {client}: {text}");
-                    let at = text.find("(hash ").unwrap() + 6;
-                    let base = &text[at..at + 12];
+                    let base = printed_hash(&text);
                     let line = format!("client {client} edit {accepted}");
                     let edits = json!([{"old_text": "END", "new_text": format!("{line}\nEND")}]);
                     let (status, is_error, text) = call(

@@ -34,6 +34,12 @@ pub fn today() -> String {
     ragdownd::index::sync::iso_now()[..10].to_string()
 }
 
+/// The 12-character hash in a `ragdown_read_doc` answer (`a.md:1-3 of 3 (hash 0123456789ab)`).
+pub fn printed_hash(text: &str) -> &str {
+    let at = text.find("(hash ").unwrap_or_else(|| panic!("no hash in {text}")) + 6;
+    &text[at..at + 12]
+}
+
 /// Writes `files` (path, content) under a new temp dir.
 pub fn docs(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

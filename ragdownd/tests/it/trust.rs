@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{StdioClient, docs, serve, test_env, write};
+use crate::support::{StdioClient, docs, printed_hash, serve, test_env, write};
 
 /// The names and contents of the files directly in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<(String, String)> {
@@ -261,8 +261,7 @@ async fn one_reader_takes_over_the_moment_the_primary_dies_and_nothing_is_indexe
 /// The hash `ragdown_read_doc` printed for `path`.
 async fn read_hash(client: &mut StdioClient, path: &str) -> String {
     let text = client.ok("ragdown_read_doc", json!({ "path": path })).await;
-    let at = text.find("(hash ").expect("a hash") + 6;
-    text[at..at + 12].to_string()
+    printed_hash(&text).to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
