@@ -222,11 +222,15 @@ fn schema(dim: usize) -> SchemaRef {
 /// How long the files of a superseded table version are kept before a sync deletes them.
 pub const KEEP_VERSIONS_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// LanceDB's index cache, in bytes: enough for the full-text and scalar indexes of 100k chunks.
-const INDEX_CACHE_BYTES: usize = 256 << 20;
+/// LanceDB's index cache, in bytes. Every write makes new index files, and the cache keeps what
+/// it read of the old ones until it is full: at 256 MiB the server's memory grew ~80 MB a minute
+/// under edits until the cache filled; at 32 MiB it stayed flat with searches as fast
+/// (bench/results/README.md, 2026-12-01-memory.jsonl).
+const INDEX_CACHE_BYTES: usize = 32 << 20;
 
-/// LanceDB's metadata cache (manifests, fragment and file metadata), in bytes.
-const METADATA_CACHE_BYTES: usize = 64 << 20;
+/// LanceDB's metadata cache (manifests, fragment and file metadata), in bytes; bounded for the
+/// same reason.
+const METADATA_CACHE_BYTES: usize = 16 << 20;
 
 impl Store {
     /// Opens (or creates) the table under `lance_dir`. With `rebuild`, any existing table is
