@@ -15,7 +15,7 @@ use embedd::runtime::RuntimeOptions;
 use crate::embed::select::{EmbedderChoice, Endpoints};
 use crate::index::sync::Layout;
 use crate::search::SearchSettings;
-use crate::tools::context::HookDefaults;
+use crate::settings::{HookDefaults, Values};
 
 /// Our logs at info; the storage engine's and the MCP SDK's per-query chatter only when it matters.
 const DEFAULT_LOG: &str = "info,lance=warn,lance_core=warn,lance_index=warn,lance_io=warn,lance_table=warn,\
@@ -205,6 +205,19 @@ pub struct Config {
 }
 
 impl Config {
+    /// The layered settings' bottom layer: what the flags and environment say.
+    pub fn values(&self) -> Values {
+        Values {
+            embedder: self.embedder.name.clone(),
+            watch: self.watch,
+            root_mcp: self.root_mcp,
+            text_limit: self.text_limit,
+            search: self.search,
+            query_log: self.query_log,
+            hook: self.hook,
+        }
+    }
+
     /// Validates parsed flags. `home` and `xdg_cache` come from the environment via `main`.
     pub fn from_cli(cli: Cli, home: Option<PathBuf>, xdg_cache: Option<PathBuf>) -> Result<Self, ConfigError> {
         let command = cli.command.unwrap_or(Command::Stdio);

@@ -69,6 +69,8 @@ pub struct Engine {
     lock: Mutex<Option<primary::PrimaryLock>>,
     /// Whether a reader takes over by the lock (at once) rather than by retrying the socket.
     by_lock: AtomicBool,
+    /// Whether the primary watches (the option at start, then Settings → Server).
+    watching: AtomicBool,
     /// The primary's socket server, or a reader's takeover task.
     role_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: EngineOptions,
@@ -152,6 +154,7 @@ impl Engine {
             socket,
             lock: Mutex::new(None),
             by_lock: AtomicBool::new(false),
+            watching: AtomicBool::new(options.watch),
             role_task: Mutex::new(None),
             options,
         });
@@ -185,7 +188,7 @@ impl Engine {
         self.primary.send_replace(true);
         let server = primary::serve(listener, self.indexer.clone());
         let old = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).replace(server);
-        if self.options.watch {
+        if self.watching.load(Ordering::Acquire) {
             *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
         }
@@ -270,6 +273,44 @@ impl Engine {
             }
             Err(err) => Err(err),
         }
+    }
+
+    /// Turns the watcher on or off (Settings → Server). Only the primary watches; a reader that
+    /// takes over starts watching if it is on.
+    pub fn set_watch(&self, on: bool) {
+        self.watching.store(on, Ordering::Release);
+        let mut watch = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        match (on && self.is_primary(), watch.is_some()) {
+            (true, false) => {
+                *watch = Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
+                drop(watch);
+                // What changed while nobody watched is indexed now.
+                self.indexer.schedule();
+            }
+            (false, true) => *watch = None,
+            _ => {}
+        }
+    }
+
+    /// Whether the watcher runs.
+    pub fn is_watching(&self) -> bool {
+        self.watch.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Hands the index over to an engine about to open on the same data dir (an embedder switch):
+    /// the sync in flight finishes, then the watcher, the readers' socket and the primary's lock
+    /// go, so the new engine becomes the primary at once. Searches through this engine keep
+    /// answering from what is indexed until it is dropped.
+    pub async fn retire(&self) {
+        self.indexer.close().await;
+        *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some(task) = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            task.abort();
+        }
+        if self.primary.send_replace(false) {
+            let _ = std::fs::remove_file(&self.socket);
+        }
+        *self.lock.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     pub fn store(&self) -> &Store {

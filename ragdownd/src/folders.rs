@@ -12,11 +12,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::documents::write::atomic_write;
-use crate::hook::settings::HookOverrides;
 use crate::index::sync::{is_markdown, is_skipped};
+use crate::settings::file::{self, FileError};
 
 /// The settings file's name.
-pub const SETTINGS_FILE: &str = ".ragdown.json";
+pub const SETTINGS_FILE: &str = crate::settings::FOLDER_SETTINGS_FILE;
 
 /// One folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +54,18 @@ pub enum FolderError {
     Unreadable(String),
     #[error("cannot write folder {0:?}: {1}")]
     Io(String, std::io::Error),
+}
+
+impl FolderError {
+    /// The HTTP status it answers with.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::BadName(_) => 400,
+            Self::Missing(_) => 404,
+            Self::Exists(_) | Self::Unreadable(_) => 409,
+            Self::Io(..) => 500,
+        }
+    }
 }
 
 static NAME: LazyLock<Regex> =
@@ -99,28 +111,60 @@ pub fn update_settings(
         return Err(FolderError::Missing(name.to_string()));
     }
     let path = docs_dir.join(name).join(SETTINGS_FILE);
-    let mut settings = match std::fs::read_to_string(&path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            _ => return Err(FolderError::Unreadable(name.to_string())),
-        },
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(err) => return Err(FolderError::Io(name.to_string(), err)),
-    };
-    change(&mut settings);
-    let text = format!("{:#}\n", Value::Object(settings));
-    atomic_write(&path, text.as_bytes()).map_err(|err| FolderError::Io(name.to_string(), err))?;
+    file::update_object(&path, false, |settings| {
+        change(settings);
+        Ok(())
+    })
+    .map_err(|err| match err {
+        FileError::Io { source, .. } => FolderError::Io(name.to_string(), source),
+        FileError::Broken { .. } | FileError::Refused(_) => FolderError::Unreadable(name.to_string()),
+    })?;
     get(docs_dir, name).ok_or_else(|| FolderError::Missing(name.to_string()))
+}
+
+/// Renames a folder, never over anything: a folder or file of the new name is a 409 and nothing
+/// changes. The index follows on the next sync (its paths carry the folder's name).
+pub fn rename(docs_dir: &Path, name: &str, new_name: &str) -> Result<Folder, FolderError> {
+    if get(docs_dir, name).is_none() {
+        return Err(FolderError::Missing(name.to_string()));
+    }
+    if !valid_name(new_name) {
+        return Err(FolderError::BadName(new_name.to_string()));
+    }
+    crate::documents::rename_dir_no_clobber(&docs_dir.join(name), &docs_dir.join(new_name)).map_err(|err| match err
+        .kind()
+    {
+        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::DirectoryNotEmpty => {
+            FolderError::Exists(new_name.to_string())
+        }
+        _ => FolderError::Io(name.to_string(), err),
+    })?;
+    get(docs_dir, new_name).ok_or_else(|| FolderError::Missing(new_name.to_string()))
+}
+
+/// Deletes a folder with everything in it. Only a real folder of the docs dir (never a symlink,
+/// a dot entry or a file) can be named.
+pub fn delete(docs_dir: &Path, name: &str) -> Result<(), FolderError> {
+    if get(docs_dir, name).is_none() {
+        return Err(FolderError::Missing(name.to_string()));
+    }
+    std::fs::remove_dir_all(docs_dir.join(name)).map_err(|err| FolderError::Io(name.to_string(), err))
+}
+
+/// Deletes a loose Markdown file, one directly in the docs dir; `None` when `name` is no such
+/// file (a folder, a symlink, a path, anything not Markdown).
+pub fn delete_loose(docs_dir: &Path, name: &str) -> Option<std::io::Result<()>> {
+    if !loose_files(docs_dir).iter().any(|loose| loose == name) {
+        return None;
+    }
+    Some(std::fs::remove_file(docs_dir.join(name)))
 }
 
 /// A folder's `.ragdown.json` as a JSON object, every key kept; empty when missing or unreadable.
 pub fn settings_json(docs_dir: &Path, name: &str) -> Map<String, Value> {
-    std::fs::read_to_string(docs_dir.join(name).join(SETTINGS_FILE))
+    file::read_object(&docs_dir.join(name).join(SETTINGS_FILE))
         .ok()
-        .and_then(|text| match serde_json::from_str(&text) {
-            Ok(Value::Object(map)) => Some(map),
-            _ => None,
-        })
+        .flatten()
         .unwrap_or_default()
 }
 
@@ -170,23 +214,6 @@ pub fn get(docs_dir: &Path, name: &str) -> Option<Folder> {
         mcp: settings.mcp.unwrap_or(false),
         created_by: settings.created_by.filter(|c| !c.is_empty()),
     })
-}
-
-/// A folder's own `ragdown_context` defaults: the `hook` object of the `.ragdown.json` in `dir`
-/// (a folder's directory, or the docs dir under stdio). Read on each call, so an edit applies
-/// without a restart; a missing or unreadable file gives none.
-pub fn hook_settings(dir: &Path) -> HookOverrides {
-    let path = dir.join(SETTINGS_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return HookOverrides::default();
-    };
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(value) => HookOverrides::from_json(value.get("hook"), &path.display().to_string()),
-        Err(err) => {
-            tracing::warn!("ignoring an unreadable {}: {err}", path.display());
-            HookOverrides::default()
-        }
-    }
 }
 
 /// Every folder, sorted by name.
@@ -327,20 +354,37 @@ mod tests {
     }
 
     #[test]
-    fn a_folders_hook_settings_come_from_its_settings_file() {
+    fn rename_and_delete_touch_only_real_folders() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(hook_settings(dir.path()), HookOverrides::default());
-        std::fs::write(
-            dir.path().join(SETTINGS_FILE),
-            r#"{"mcp":true,"hook":{"top_k":6,"min_score":0.75}}"#,
-        )
-        .unwrap();
-        let hook = hook_settings(dir.path());
-        assert_eq!(
-            (hook.top_k, hook.min_score, hook.min_ratio),
-            (Some(6), Some(0.75), None)
-        );
-        std::fs::write(dir.path().join(SETTINGS_FILE), "{nope").unwrap();
-        assert_eq!(hook_settings(dir.path()), HookOverrides::default());
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/x.md"), "# x").unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("b/y.md"), "# y").unwrap();
+        assert!(matches!(rename(root, "a", "b"), Err(FolderError::Exists(_))));
+        assert!(matches!(rename(root, "a", "../c"), Err(FolderError::BadName(_))));
+        assert!(matches!(rename(root, "nope", "c"), Err(FolderError::Missing(_))));
+        assert_eq!(std::fs::read_to_string(root.join("b/y.md")).unwrap(), "# y");
+        assert_eq!(rename(root, "a", "c").unwrap().name, "c");
+        assert_eq!(std::fs::read_to_string(root.join("c/x.md")).unwrap(), "# x");
+        assert!(!root.join("a").exists());
+
+        std::fs::write(root.join("loose.md"), "# l").unwrap();
+        assert!(matches!(delete(root, "loose.md"), Err(FolderError::Missing(_))));
+        assert!(matches!(delete(root, ".."), Err(FolderError::Missing(_))));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("c"), root.join("link")).unwrap();
+            assert!(matches!(delete(root, "link"), Err(FolderError::Missing(_))));
+            assert!(root.join("c/x.md").exists());
+        }
+        delete(root, "c").unwrap();
+        assert!(!root.join("c").exists());
+
+        assert!(delete_loose(root, "b").is_none());
+        assert!(delete_loose(root, "b/y.md").is_none());
+        assert!(delete_loose(root, "nope.md").is_none());
+        delete_loose(root, "loose.md").unwrap().unwrap();
+        assert!(!root.join("loose.md").exists());
     }
 }

@@ -11,10 +11,11 @@
 //! - [`engine`]: one index with its embedder, indexer and watcher, and scopes onto it.
 //! - [`hook`]: which chunks `ragdown_context` injects (gates, names, aliases, session memory).
 //! - [`querylog`]: the query log and its summary.
-//! - [`settings`]: the server settings saved from the web UI.
+//! - [`settings`]: the one settings layer: environment, saved server settings, folder, call.
 //! - [`tools`]: the MCP tools' logic and output text, independent of any transport.
 //! - [`mcp`]: the rmcp server type, used over stdio and streamable HTTP.
-//! - [`http`]: `serve`'s axum router: `/api/status` and `/mcp/<folder>`.
+//! - [`http`]: `serve`'s axum router: the `/api` routes and `/mcp/<folder>`.
+//! - [`launch`]: opening the index with the embedder the settings name.
 //! - [`app`]: the `stdio` and `serve` programs as library functions.
 //! - [`config`]: the only reader of the environment and flags.
 
@@ -27,6 +28,7 @@ pub mod folders;
 pub mod hook;
 pub mod http;
 pub mod index;
+pub mod launch;
 pub mod markdown;
 pub mod mcp;
 pub mod querylog;

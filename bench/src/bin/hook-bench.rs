@@ -18,9 +18,9 @@ use bench::corpus::{self, Corpus, Question};
 use bench::harness::{embedder, machine, open_engine};
 use clap::Parser;
 use ragdownd::engine::Scope;
-use ragdownd::hook::settings::HookOverrides;
 use ragdownd::hook::{Gates, Outcome};
 use ragdownd::search::Hit;
+use ragdownd::settings::{HookOverrides, Values};
 use ragdownd::tools::ToolSettings;
 use ragdownd::tools::context::{self, Candidates, ContextArgs, HookDefaults};
 use serde_json::{Value, json};
@@ -168,16 +168,22 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
     let scope = Scope::root(engine.clone());
-    let settings = ToolSettings {
-        text_limit: 2000,
-        read_only: true,
-        notes_dir: "notes".into(),
-        search: Default::default(),
-        hook: HookDefaults::default(),
-    };
+    let settings = ToolSettings::from_values(
+        true,
+        "notes",
+        Values {
+            embedder: None,
+            watch: false,
+            root_mcp: false,
+            text_limit: 2000,
+            search: Default::default(),
+            query_log: false,
+            hook: HookDefaults::default(),
+        },
+    );
     let off_topic = corpus::off_topic_prompts();
     let prompts = prompts(&corpus, &off_topic);
-    let shipped = context::gates(&scope, &settings.hook, HookOverrides::default());
+    let shipped = context::gates(&scope, &settings, HookOverrides::default());
 
     // The shipped defaults through the whole tool path.
     let mut tool = Tally::default();

@@ -14,6 +14,7 @@ pub mod hash;
 pub mod paths;
 pub mod provenance;
 pub mod remember;
+pub mod rename;
 pub mod replacements;
 pub mod temp;
 pub mod write;
@@ -25,6 +26,7 @@ pub use provenance::{keep_provenance, stamp_provenance};
 pub use remember::{
     create_unique, relative_posix, remember_frontmatter, remember_text, resolve_supersedes, slug, unique_path,
 };
+pub use rename::{rename_dir_no_clobber, rename_file_no_clobber};
 pub use replacements::{Edit, apply_replacements};
 pub use write::{
     Expected, Written, atomic_write, check_base, delete_guarded, read_existing, with_path_lock, write_guarded,

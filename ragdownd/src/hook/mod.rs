@@ -10,18 +10,18 @@
 //!
 //! - [`names`]: which names and aliases a prompt holds.
 //! - [`memory`]: the per-endpoint session memory.
-//! - [`settings`]: how the settings layer.
+//!
+//! The gates themselves come from [`crate::settings::hook`].
 
 pub mod memory;
 pub mod names;
-pub mod settings;
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::search::Hit;
-pub use settings::Gates;
+pub use crate::settings::hook::Gates;
 
 /// What happened to one of the search's hits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -111,6 +111,8 @@ struct Shared {
     last: Mutex<Option<LastSync>>,
     /// Syncs finished since the start, failed ones included.
     runs: std::sync::atomic::AtomicU64,
+    /// Set by [`Indexer::close`]: no sync runs any more.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl Indexer {
@@ -124,6 +126,7 @@ impl Indexer {
             progress: Mutex::new(Progress::default()),
             last: Mutex::new(None),
             runs: Default::default(),
+            closed: Default::default(),
         });
         let (requests, mut queue) = mpsc::unbounded_channel::<Request>();
         let task_shared = shared.clone();
@@ -134,7 +137,11 @@ impl Indexer {
                     waiting.push(more);
                 }
                 let full = waiting.iter().any(|r| r.full);
-                let result = task_shared.run(full).await.map_err(|e| e.to_string());
+                let result = if task_shared.closed.load(std::sync::atomic::Ordering::Acquire) {
+                    Err(SyncError::Stopped.to_string())
+                } else {
+                    task_shared.run(full).await.map_err(|e| e.to_string())
+                };
                 task_shared.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if let Err(err) = &result {
                     tracing::error!("sync failed: {err}");
@@ -154,6 +161,13 @@ impl Indexer {
             .send(Request { full, reply })
             .map_err(|_| SyncError::Stopped.to_string())?;
         answer.await.map_err(|_| SyncError::Stopped.to_string())?
+    }
+
+    /// Stops syncing: the sync in flight, if any, finishes first; every later one is refused. For
+    /// handing the index to another indexer (an embedder switch) without two writing at once.
+    pub async fn close(&self) {
+        self.shared.closed.store(true, std::sync::atomic::Ordering::Release);
+        let _ = self.sync(false).await;
     }
 
     /// Asks for a sync without waiting for it (the watcher's way).

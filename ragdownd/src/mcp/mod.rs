@@ -459,7 +459,7 @@ fn parse<T: DeserializeOwned>(arguments: serde_json::Value) -> Result<T, ToolErr
     } else {
         arguments
     };
-    serde_json::from_value(arguments).map_err(|e| ToolError(format!("invalid arguments: {e}")))
+    serde_json::from_value(arguments).map_err(|e| ToolError::new(format!("invalid arguments: {e}")))
 }
 
 impl ServerHandler for RagdownServer {
@@ -494,7 +494,7 @@ impl ServerHandler for RagdownServer {
             .unwrap_or(serde_json::Value::Null);
         let result = match self.call(&request.name, arguments).await? {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.0)]),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.message().to_string())]),
         };
         Ok(result.into())
     }

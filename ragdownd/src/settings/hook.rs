@@ -23,6 +23,9 @@ pub struct HookDefaults {
     pub max_chars: usize,
 }
 
+/// Most hits a search returns, and most chunks the hook injects.
+pub const MAX_TOP_K: usize = 50;
+
 /// `RAGDOWN_HOOK_TOP_K` unset.
 pub const DEFAULT_TOP_K: usize = 4;
 /// `RAGDOWN_HOOK_MAX_CHARS` unset.
@@ -81,7 +84,7 @@ impl HookOverrides {
             }
         };
         Self {
-            top_k: int("top_k", 1, crate::tools::MAX_TOP_K as u64),
+            top_k: int("top_k", 1, MAX_TOP_K as u64),
             min_score: unit("min_score"),
             min_ratio: unit("min_ratio"),
             max_chars: int("max_chars", 1, u64::MAX),

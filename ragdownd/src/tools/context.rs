@@ -4,7 +4,7 @@
 //! "Hook gates"): skip short prompts and slash commands, search the prompt within the scope, let
 //! [`crate::hook::select`] choose (session memory, name and alias injection, the cosine floor, the
 //! ratio of the best, top_k), fit the excerpts into the character budget, remember what the session
-//! was given, and log the call. Settings layer as [`crate::hook::settings`] says, with the folder's
+//! was given, and log the call. Settings layer as [`crate::settings`] says, with the folder's
 //! `.ragdown.json` and the saved server settings re-read on every call.
 
 use std::path::PathBuf;
@@ -16,17 +16,15 @@ use serde_json::json;
 
 use super::{MAX_TOP_K, ToolError, ToolResult, ToolSettings, format_hit};
 use crate::engine::Scope;
-use crate::folders;
 use crate::hook::memory::SessionMemory;
-use crate::hook::settings::{HookOverrides, Layers};
 use crate::hook::{self, Gates, Mentions, Outcome};
 use crate::index::sync::Layout;
 use crate::querylog::{Entry, Kind, LoggedHit};
 use crate::search::{self, Hit, SearchRequest};
-use crate::settings::SavedSettings;
+use crate::settings::{FOLDER_SETTINGS_FILE, HookOverrides, SAVED_SETTINGS_FILE};
 
 pub use crate::hook::memory::MAX_SESSIONS;
-pub use crate::hook::settings::HookDefaults;
+pub use crate::settings::HookDefaults;
 
 /// A prompt shorter than this many characters after trimming gets nothing.
 pub const MIN_PROMPT_CHARS: usize = 12;
@@ -116,27 +114,17 @@ fn folder_dir(scope: &Scope) -> Option<PathBuf> {
 /// settings (serve only) > `RAGDOWN_HOOK_*` > the embedder's floor. Both files are read now, so an
 /// edit applies to the next prompt; a floor they set at or under the embedder's unrelated score is
 /// warned about once per value.
-pub fn gates(scope: &Scope, defaults: &HookDefaults, call: HookOverrides) -> Gates {
+pub fn gates(scope: &Scope, settings: &ToolSettings, call: HookOverrides) -> Gates {
     let engine = &scope.engine;
     let folder = folder_dir(scope);
-    let layers = Layers {
-        call,
-        folder: folder.as_deref().map(folders::hook_settings).unwrap_or_default(),
-        saved: match engine.layout {
-            Layout::Folders => SavedSettings::read(&engine.docs_dir).hook,
-            Layout::Single => HookOverrides::default(),
-        },
-    };
+    let layers = settings.layered.hook_layers(folder.as_deref(), call);
     if let Some(unrelated) = engine.embedder.unrelated_score() {
         let sources = [
             (
-                folder.map(|dir| dir.join(folders::SETTINGS_FILE)),
+                folder.map(|dir| dir.join(FOLDER_SETTINGS_FILE)),
                 layers.folder.min_score,
             ),
-            (
-                Some(engine.docs_dir.join(crate::settings::SAVED_SETTINGS_FILE)),
-                layers.saved.min_score,
-            ),
+            (Some(engine.docs_dir.join(SAVED_SETTINGS_FILE)), layers.saved.min_score),
         ];
         for (source, floor) in sources {
             if let (Some(source), Some(floor)) = (source, floor)
@@ -152,7 +140,11 @@ pub fn gates(scope: &Scope, defaults: &HookDefaults, call: HookOverrides) -> Gat
             }
         }
     }
-    layers.resolve(defaults, engine.embedder.min_score(), engine.embedder.min_ratio())
+    layers.resolve(
+        &settings.current().hook,
+        engine.embedder.min_score(),
+        engine.embedder.min_ratio(),
+    )
 }
 
 /// One call's result: the block and every hit with what the hook did with it.
@@ -226,7 +218,7 @@ pub fn choose(
     let selection = hook::select(hits, seen, mentions, gates);
     let mut outcomes = selection.outcomes;
     // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
-    let clip_at = settings.text_limit.min(gates.max_chars);
+    let clip_at = settings.current().text_limit.min(gates.max_chars);
     let blocks: Vec<String> = selection
         .chosen
         .iter()
@@ -278,7 +270,7 @@ pub async fn run(scope: &Scope, settings: &ToolSettings, args: &ContextArgs) -> 
             ..ContextRun::default()
         });
     }
-    let gates = gates(scope, &settings.hook, call);
+    let gates = gates(scope, settings, call);
     let Candidates { hits, mentions } = candidates(scope, prompt, gates.top_k).await?;
 
     // One lock from reading the seen set to recording what is given, so two concurrent calls of a

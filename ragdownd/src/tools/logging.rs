@@ -10,9 +10,9 @@ use serde_json::json;
 use super::RecallArgs;
 use super::context;
 use crate::engine::Scope;
-use crate::hook::settings::HookOverrides;
 use crate::querylog::{Entry, Kind, LoggedHit};
 use crate::search::Hit;
+use crate::settings::HookOverrides;
 
 use super::ToolSettings;
 
@@ -31,7 +31,7 @@ pub(crate) fn recall(scope: &Scope, settings: &ToolSettings, args: &RecallArgs, 
         "tag": args.tag,
         "written_by": args.written_by,
     });
-    entry.min_score = Some(context::gates(scope, &settings.hook, HookOverrides::default()).min_score);
+    entry.min_score = Some(context::gates(scope, settings, HookOverrides::default()).min_score);
     entry.hits = hits.iter().map(|hit| LoggedHit::new(hit, None)).collect();
     entry.ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     log.record(&entry);

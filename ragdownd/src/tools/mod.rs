@@ -5,65 +5,123 @@
 //! to the character (reference §2), since agents and hooks already parse them.
 
 use std::path::{Component, Path};
+use std::sync::Arc;
 
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::engine::Scope;
-use crate::index::sync::{is_markdown, is_skipped, iso_from_ms, utc_day};
+use crate::index::sync::{iso_from_ms, utc_day};
 use crate::markdown::chunker::breadcrumb;
-use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
+use crate::settings::{Settings, Values};
+
+pub use read::{backlinks, links_to, read_doc, read_file, split_lines};
 
 pub mod context;
 pub mod folders;
 mod logging;
 pub mod move_doc;
+pub mod read;
 pub mod write;
 
 /// Most hits a search returns.
-pub const MAX_TOP_K: usize = 50;
+pub use crate::settings::MAX_TOP_K;
 
-/// A tool failure, shown to the agent as the result text with `isError`.
+/// A tool failure, shown to the agent as the result text with `isError`. It keeps the HTTP status
+/// (and machine-readable code) the failure answers with over `/api`, so the routes that share the
+/// tools' code share their errors too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ToolError(pub String);
+#[error("{message}")]
+pub struct ToolError {
+    message: String,
+    status: u16,
+    code: Option<&'static str>,
+}
 
 impl From<crate::index::store::StoreError> for ToolError {
     fn from(err: crate::index::store::StoreError) -> Self {
-        Self(err.to_string())
+        Self::with_status(500, err.to_string())
     }
 }
 
 impl From<search::SearchError> for ToolError {
     fn from(err: search::SearchError) -> Self {
-        Self(err.to_string())
+        Self::with_status(500, err.to_string())
+    }
+}
+
+impl From<crate::documents::DocError> for ToolError {
+    fn from(err: crate::documents::DocError) -> Self {
+        Self {
+            status: err.status(),
+            code: err.code(),
+            message: err.to_string(),
+        }
     }
 }
 
 impl ToolError {
+    /// A refusal of the call's arguments (400).
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
+        Self::with_status(400, message)
+    }
+
+    /// A failure with its HTTP status.
+    pub(crate) fn with_status(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            status,
+            code: None,
+        }
+    }
+
+    /// The message shown.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The HTTP status it answers with: 400 bad arguments, 403 read-only, 404 not there, 409 a
+    /// clash with the disk, 500 a failure of the server.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The machine-readable code (`changed`), when there is one.
+    pub fn code(&self) -> Option<&'static str> {
+        self.code
     }
 }
 
 pub(crate) type ToolResult = Result<String, ToolError>;
 
-/// Settings every tool call sees.
+/// What every tool call sees: the server's fixed switches, and the layered settings, read afresh
+/// by each call so a saved change applies to the next one.
 #[derive(Debug, Clone)]
 pub struct ToolSettings {
-    /// Characters per hit in text output (`RAGDOWN_TEXT_LIMIT`).
-    pub text_limit: usize,
     /// `RAGDOWN_READ_ONLY`.
     pub read_only: bool,
     /// Where `ragdown_remember` writes, relative to a folder (`RAGDOWN_NOTES_DIR`).
     pub notes_dir: String,
-    /// `RAGDOWN_MAX_PER_DOCUMENT` and `RAGDOWN_FOLLOW_LINKS`.
-    pub search: search::SearchSettings,
-    /// `ragdown_context` defaults (`RAGDOWN_HOOK_*`).
-    pub hook: context::HookDefaults,
+    /// The layered settings ([`crate::settings`]).
+    pub layered: Arc<Settings>,
+}
+
+impl ToolSettings {
+    /// Tool settings whose layered values are `values` alone (stdio without a saved file, tests).
+    pub fn from_values(read_only: bool, notes_dir: &str, values: Values) -> Self {
+        Self {
+            read_only,
+            notes_dir: notes_dir.to_string(),
+            layered: Arc::new(Settings::env_only(values)),
+        }
+    }
+
+    /// The layered values in effect now.
+    pub fn current(&self) -> Values {
+        self.layered.current()
+    }
 }
 
 fn default_top_k() -> usize {
@@ -196,6 +254,27 @@ pub struct ReindexArgs {
 /// `ragdown_recall`: hybrid search.
 pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
     let started = std::time::Instant::now();
+    let hits = find(scope, settings, &args).await?;
+    logging::recall(scope, settings, &args, &hits, started);
+    let max_chars = args.max_chars.unwrap_or(settings.current().text_limit);
+    match args.format {
+        RecallFormat::Json => {
+            let hits: Vec<serde_json::Value> = hits.iter().map(|hit| hit_json(scope, hit, max_chars)).collect();
+            Ok(json!({ "hits": hits }).to_string())
+        }
+        RecallFormat::Text if hits.is_empty() => Ok("No matching documents.".into()),
+        RecallFormat::Text => Ok(hits
+            .iter()
+            .enumerate()
+            .map(|(i, hit)| format!("[{}] {}", i + 1, format_hit(scope, hit, max_chars)))
+            .collect::<Vec<_>>()
+            .join("\n\n")),
+    }
+}
+
+/// The hits of a search with `args` in `scope`: the one search path of `ragdown_recall` and
+/// `GET /api/search`. Neither formats nor logs.
+pub async fn find(scope: &Scope, settings: &ToolSettings, args: &RecallArgs) -> Result<Vec<Hit>, ToolError> {
     let query = args.query.trim();
     if query.is_empty() {
         return Err(ToolError::new("query must not be empty"));
@@ -213,23 +292,8 @@ pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) ->
         within: scope.span_prefixes(),
     };
     let engine = &scope.engine;
-    let options = search::SearchOptions::new(settings.search, engine.layout);
-    let hits = search::search_with(engine.store(), engine.embedder.as_ref(), &request, &options).await?;
-    logging::recall(scope, settings, &args, &hits, started);
-    let max_chars = args.max_chars.unwrap_or(settings.text_limit);
-    match args.format {
-        RecallFormat::Json => {
-            let hits: Vec<serde_json::Value> = hits.iter().map(|hit| hit_json(scope, hit, max_chars)).collect();
-            Ok(json!({ "hits": hits }).to_string())
-        }
-        RecallFormat::Text if hits.is_empty() => Ok("No matching documents.".into()),
-        RecallFormat::Text => Ok(hits
-            .iter()
-            .enumerate()
-            .map(|(i, hit)| format!("[{}] {}", i + 1, format_hit(scope, hit, max_chars)))
-            .collect::<Vec<_>>()
-            .join("\n\n")),
-    }
+    let options = search::SearchOptions::new(settings.current().search, engine.layout);
+    Ok(search::search_with(engine.store(), engine.embedder.as_ref(), &request, &options).await?)
 }
 
 /// Tags stored as `" a b/c "`.
@@ -329,7 +393,7 @@ fn hit_json(scope: &Scope, hit: &Hit, max_chars: usize) -> serde_json::Value {
 }
 
 /// The root-relative directory prefix for a tool's optional `path_prefix` inside the scope.
-fn scoped_prefix(scope: &Scope, path_prefix: Option<&str>) -> Result<String, ToolError> {
+pub(crate) fn scoped_prefix(scope: &Scope, path_prefix: Option<&str>) -> Result<String, ToolError> {
     let clean = path_prefix.unwrap_or_default().trim().trim_matches('/');
     if clean.is_empty() {
         return Ok(scope.prefix.clone());
@@ -339,7 +403,7 @@ fn scoped_prefix(scope: &Scope, path_prefix: Option<&str>) -> Result<String, Too
 }
 
 /// Refuses paths that could leave the scope: absolute, `..`, or a drive prefix.
-fn check_relative(path: &str) -> Result<(), ToolError> {
+pub(crate) fn check_relative(path: &str) -> Result<(), ToolError> {
     let outside = || ToolError::new(format!("path is outside the docs folder: {path}"));
     if path.starts_with('/') || path.starts_with('\\') {
         return Err(outside());
@@ -354,168 +418,6 @@ fn check_relative(path: &str) -> Result<(), ToolError> {
         return Err(outside());
     }
     Ok(())
-}
-
-/// `ragdown_read_doc`: a document or a line range of it, by path or wikilink target.
-pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
-    let raw = args.path.trim();
-    if raw.is_empty() {
-        return Err(ToolError::new("path must not be empty"));
-    }
-    let (target, heading) = links::split_wikilink(raw);
-    check_relative(target)?;
-    let not_found = || {
-        ToolError::new(format!(
-            "no such document: {raw} (not a path, and no document by that name or alias)"
-        ))
-    };
-    if args.start_line == Some(0) || args.end_line == Some(0) {
-        return Err(ToolError::new("start_line and end_line count from 1"));
-    }
-    let path = resolve(scope, target).await?.ok_or_else(not_found)?;
-    let abs = crate::documents::Root::new(&scope.engine.docs_dir, "")
-        .resolve(&path, true)
-        .map_err(|_| not_found())?;
-    let bytes = match crate::documents::read_existing(&abs, &path) {
-        Ok(Some(bytes)) => bytes,
-        _ => return Err(not_found()),
-    };
-    let hash = hex::encode(Sha256::digest(&bytes));
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    let total = lines.len();
-    let (start, end) = match (args.start_line, args.end_line, heading) {
-        (None, None, Some(anchor)) if !anchor.is_empty() => heading_range(&lines, anchor).unwrap_or((1, total)),
-        (start, end, _) => (start.unwrap_or(1), end.unwrap_or(total).min(total)),
-    };
-    if start > total.max(1) {
-        return Err(ToolError::new(format!(
-            "start_line {start} is past the end of {} ({total} lines)",
-            scope.to_scope_path(&path)
-        )));
-    }
-    if end < start {
-        return Err(ToolError::new(format!("end_line {end} is before start_line {start}")));
-    }
-    logging::read(scope, &path, start, end);
-    let shown = scope.to_scope_path(&path);
-    let mut notes = String::new();
-    if shown != raw {
-        notes.push_str(&format!(
-            ", resolved from {}",
-            serde_json::to_string(raw).unwrap_or_default()
-        ));
-    }
-    let superseded = scope.engine.store().superseded().await?;
-    if let Some(by) = superseded.get(&path) {
-        let by: Vec<&str> = by.iter().map(|p| scope.to_scope_path(p)).collect();
-        notes.push_str(&format!(", superseded by {}", by.join(", ")));
-    }
-    Ok(format!(
-        "{shown}:{start}-{end} of {total} (hash {}{notes})\n{}",
-        &hash[..12],
-        lines[start - 1..end].join("\n")
-    ))
-}
-
-/// Finds the root-relative path for a scope-relative path or wikilink target.
-async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolError> {
-    let clean = target.trim_start_matches("./");
-    if clean.split('/').any(is_skipped) {
-        return Ok(None);
-    }
-    // A path, as given or with `.md` added.
-    for candidate in [clean.to_string(), format!("{clean}.md")] {
-        if !is_markdown(&candidate) {
-            continue;
-        }
-        // Through the one path check, so a symlinked folder on the way is no way out.
-        let Ok(abs) = scope.paths().resolve(&candidate, true) else {
-            continue;
-        };
-        if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file()) {
-            return Ok(Some(scope.to_root_path(&candidate)));
-        }
-    }
-    // A wikilink target, resolved as Obsidian does among the scope's documents.
-    let documents = scope.engine.store().documents(&scope.prefix).await?;
-    let targets: Vec<LinkTarget<'_>> = documents
-        .iter()
-        .map(|doc| LinkTarget {
-            path: scope.to_scope_path(&doc.path),
-            aliases: &doc.aliases,
-        })
-        .collect();
-    Ok(links::resolve_wikilink(clean, "", &targets).map(|found| scope.to_root_path(found)))
-}
-
-/// Most characters of a linking line that `ragdown_backlinks` shows.
-const BACKLINK_LINE_CHARS: usize = 240;
-
-/// `ragdown_backlinks`: which documents of this endpoint link to a document, and on which lines.
-pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> ToolResult {
-    let raw = args.path.trim();
-    let (target, _) = links::split_wikilink(raw);
-    check_relative(target)?;
-    let not_indexed = || ToolError::new(format!("not an indexed document: {raw}"));
-    let wanted = resolve(scope, target).await?.ok_or_else(not_indexed)?;
-    let documents = scope.engine.store().documents(&scope.prefix).await?;
-    if !documents.iter().any(|doc| doc.path == wanted) {
-        return Err(not_indexed());
-    }
-    let wanted = scope.to_scope_path(&wanted).to_string();
-    let root = scope.dir();
-    // Links are resolved within the scope, with scope-relative paths, as an agent there sees them.
-    let documents: Vec<_> = documents
-        .into_iter()
-        .map(|mut doc| {
-            doc.path = scope.to_scope_path(&doc.path).to_string();
-            doc
-        })
-        .collect();
-    let found = tokio::task::spawn_blocking(move || {
-        let targets: Vec<LinkTarget<'_>> = documents
-            .iter()
-            .map(|doc| LinkTarget {
-                path: doc.path.as_str(),
-                aliases: &doc.aliases,
-            })
-            .collect();
-        let mut out = Vec::new();
-        for doc in &documents {
-            let from = doc.path.as_str();
-            if from == wanted {
-                continue;
-            }
-            let Ok(source) = std::fs::read_to_string(root.join(from)) else {
-                continue;
-            };
-            let lines: Vec<&str> = source.lines().collect();
-            let mut hits: Vec<serde_json::Value> = Vec::new();
-            let mut seen_lines = std::collections::HashSet::new();
-            for link in links::find_links(&source) {
-                let resolved = match link.kind {
-                    LinkKind::Wiki => links::resolve_wikilink(&link.target, from, &targets).map(str::to_string),
-                    LinkKind::Markdown => links::resolve_relative(&link.target, from),
-                };
-                if resolved.as_deref() == Some(wanted.as_str()) && seen_lines.insert(link.line) {
-                    let text = lines.get(link.line - 1).map(|l| l.trim()).unwrap_or_default();
-                    let text = if text.chars().count() > BACKLINK_LINE_CHARS {
-                        format!("{}…", text.chars().take(BACKLINK_LINE_CHARS).collect::<String>())
-                    } else {
-                        text.to_string()
-                    };
-                    hits.push(json!({ "line": link.line, "text": text }));
-                }
-            }
-            if !hits.is_empty() {
-                out.push(json!({ "path": from, "title": doc.title, "lines": hits }));
-            }
-        }
-        (wanted, out)
-    });
-    let (wanted, found) = found.await.map_err(|e| ToolError::new(e.to_string()))?;
-    Ok(json!({ "path": wanted, "backlinks": found }).to_string())
 }
 
 /// `ragdown_list`: the documents of this endpoint, one line each.
@@ -664,7 +566,7 @@ mod tests {
         for bad in ["../x.md", "/etc/passwd", "a/../../b.md", "..", "a/.."] {
             assert_eq!(
                 check_relative(bad),
-                Err(ToolError(format!("path is outside the docs folder: {bad}"))),
+                Err(ToolError::new(format!("path is outside the docs folder: {bad}"))),
                 "{bad}"
             );
         }

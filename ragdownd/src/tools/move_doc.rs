@@ -9,16 +9,20 @@
 //! left as it is, as the original does. Paths in and out are scope-relative.
 
 use std::fs;
-use std::io::{self, ErrorKind};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::write::{blocking, index_now, refuse_read_only, shown};
-use super::{ToolResult, ToolSettings};
-use crate::documents::{DocError, Root, atomic_write, content_hash, read_existing, with_path_lock};
+use super::{ToolError, ToolResult, ToolSettings};
+use crate::documents::{
+    DocError, Root, atomic_write, content_hash, read_existing, rename_dir_no_clobber, rename_file_no_clobber,
+    with_path_lock,
+};
 use crate::engine::Scope;
+use crate::index::sync::SyncReport;
 use crate::index::sync::{is_markdown, is_skipped, posix};
 use crate::markdown::links::{self, LinkTarget};
 use crate::markdown::read_document_meta;
@@ -52,25 +56,50 @@ struct Planned {
     is_dir: bool,
 }
 
-/// `ragdown_move`: moves a document or a subfolder and rewrites the links to (and in) it.
-pub async fn move_doc(scope: &Scope, settings: &ToolSettings, args: MoveArgs) -> ToolResult {
-    refuse_read_only(settings)?;
+/// What a move did: scope-relative paths.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Moved {
+    pub from: String,
+    pub to: String,
+    /// The documents whose links were rewritten.
+    pub updated: Vec<String>,
+    /// The sync that brought the index up to date.
+    pub sync: SyncReport,
+}
+
+/// Moves a document or a subfolder inside `scope` and rewrites the links to (and in) it: the one
+/// move of `ragdown_move` and `POST /api/move`.
+pub async fn move_path(scope: &Scope, from: &str, to: &str) -> Result<Moved, ToolError> {
     let root = scope.paths();
     let planned = {
         let root = root.clone();
-        blocking(move || plan(&root, &args.from, &args.to)).await?
+        let (from, to) = (from.to_string(), to.to_string());
+        blocking(move || plan(&root, &from, &to)).await?
     };
-    let answer = format!("moved {} to {}", planned.from, planned.to);
+    let (from, to) = (planned.from.clone(), planned.to.clone());
     let updated = blocking(move || {
         perform(&root, &planned)?;
         Ok(rewrite_links(&root.dir(), &planned))
     })
     .await?;
-    index_now(scope).await?;
-    if updated.is_empty() {
+    let sync = index_now(scope).await?;
+    Ok(Moved {
+        from,
+        to,
+        updated,
+        sync,
+    })
+}
+
+/// `ragdown_move`: moves a document or a subfolder and rewrites the links to (and in) it.
+pub async fn move_doc(scope: &Scope, settings: &ToolSettings, args: MoveArgs) -> ToolResult {
+    refuse_read_only(settings)?;
+    let moved = move_path(scope, &args.from, &args.to).await?;
+    let answer = format!("moved {} to {}", moved.from, moved.to);
+    if moved.updated.is_empty() {
         Ok(answer)
     } else {
-        Ok(format!("{answer}; links updated in {}", updated.join(", ")))
+        Ok(format!("{answer}; links updated in {}", moved.updated.join(", ")))
     }
 }
 
@@ -139,48 +168,6 @@ fn perform(root: &Root, planned: &Planned) -> Result<(), DocError> {
         ErrorKind::NotFound => DocError::NotFound(format!("no such document: {from}")),
         _ => DocError::io(format!("could not move {from} to {to}"))(err),
     })
-}
-
-/// Renames a file, failing with `AlreadyExists` rather than replacing one at `to`.
-///
-/// `rename` silently replaces, so the name is claimed with a hard link (which never does) and the
-/// old name removed. Where hard links are refused (some network and FAT file systems, or Linux's
-/// `protected_hardlinks` for a file someone else owns) it falls back to check-then-rename.
-fn rename_file_no_clobber(from: &Path, to: &Path) -> io::Result<()> {
-    match fs::hard_link(from, to) {
-        Ok(()) => fs::remove_file(from).inspect_err(|_| {
-            // Keep one name, the old one, rather than two.
-            let _ = fs::remove_file(to);
-        }),
-        Err(err) if matches!(err.kind(), ErrorKind::AlreadyExists | ErrorKind::NotFound) => Err(err),
-        Err(_) => {
-            if fs::symlink_metadata(to).is_ok() {
-                return Err(ErrorKind::AlreadyExists.into());
-            }
-            fs::rename(from, to)
-        }
-    }
-}
-
-/// Renames a folder, failing with `AlreadyExists` rather than replacing anything at `to`.
-///
-/// On Unix the name is claimed by creating an empty folder, which `rename` then replaces; a file
-/// put into it meanwhile makes the rename fail instead of being lost.
-fn rename_dir_no_clobber(from: &Path, to: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        fs::create_dir(to)?;
-        fs::rename(from, to).inspect_err(|_| {
-            let _ = fs::remove_dir(to);
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        if fs::symlink_metadata(to).is_ok() {
-            return Err(ErrorKind::AlreadyExists.into());
-        }
-        fs::rename(from, to)
-    }
 }
 
 /// A file of the scope after the move: scope-relative path, and its aliases when it is Markdown.
@@ -354,23 +341,6 @@ mod tests {
         let ok = plan(root, "ops", "opsx").unwrap();
         assert!(ok.is_dir && ok.to == "opsx");
         assert!(!plan(root, "a.md", "new/dir/c.md").unwrap().is_dir);
-    }
-
-    #[test]
-    fn the_rename_never_overwrites() {
-        let dir = tree(&[("a.md", "a"), ("b.md", "b"), ("d/x.md", "x"), ("e/y.md", "y")]);
-        let root = dir.path();
-        let err = rename_file_no_clobber(&root.join("a.md"), &root.join("b.md")).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::AlreadyExists);
-        assert_eq!((read(root, "a.md"), read(root, "b.md")), ("a".into(), "b".into()));
-        assert!(rename_dir_no_clobber(&root.join("d"), &root.join("e")).is_err());
-        assert_eq!((read(root, "d/x.md"), read(root, "e/y.md")), ("x".into(), "y".into()));
-
-        rename_file_no_clobber(&root.join("a.md"), &root.join("c.md")).unwrap();
-        assert!(!root.join("a.md").exists());
-        assert_eq!(read(root, "c.md"), "a");
-        rename_dir_no_clobber(&root.join("d"), &root.join("f")).unwrap();
-        assert_eq!(read(root, "f/x.md"), "x");
     }
 
     #[test]

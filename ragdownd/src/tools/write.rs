@@ -16,12 +16,7 @@ use crate::documents::{
     short_hash, slug, stamp_provenance, write_guarded,
 };
 use crate::engine::Scope;
-
-impl From<DocError> for ToolError {
-    fn from(err: DocError) -> Self {
-        Self(err.to_string())
-    }
-}
+use crate::index::sync::SyncReport;
 
 /// Arguments of `ragdown_write`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -111,9 +106,12 @@ pub struct RememberArgs {
     pub session_id: Option<String>,
 }
 
+/// The refusal of every write under `RAGDOWN_READ_ONLY`, as the original words it.
+pub const READ_ONLY: &str = "The server is read-only (RAGDOWN_READ_ONLY)";
+
 pub(super) fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
     if settings.read_only {
-        return Err(ToolError::new("The server is read-only (RAGDOWN_READ_ONLY)"));
+        return Err(ToolError::with_status(403, READ_ONLY));
     }
     Ok(())
 }
@@ -129,12 +127,75 @@ pub(super) async fn blocking<T: Send + 'static>(
 }
 
 /// Brings the index up to date with a write before the tool answers.
-pub(super) async fn index_now(scope: &Scope) -> Result<(), ToolError> {
-    scope.engine.sync(false).await.map(|_| ()).map_err(ToolError::new)
+pub(crate) async fn index_now(scope: &Scope) -> Result<SyncReport, ToolError> {
+    scope
+        .engine
+        .sync(false)
+        .await
+        .map_err(|err| ToolError::with_status(500, err))
+}
+
+/// What a whole-document save did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Saved {
+    /// The document, scope-relative.
+    pub path: String,
+    pub created: bool,
+    /// The whole hash of what was written.
+    pub hash: String,
+    pub sync: SyncReport,
+}
+
+/// Writes `text` as the whole document at `path` (scope-relative), then syncs: the web UI's save,
+/// upload and new document. With `base_hash` only over that version; without it only a new
+/// document, unless `overwrite` (the web UI's "save over it"). The text is written as given, with
+/// no provenance stamp: a person wrote it.
+pub async fn save(
+    scope: &Scope,
+    path: &str,
+    text: String,
+    base_hash: Option<String>,
+    overwrite: bool,
+) -> Result<Saved, ToolError> {
+    let root = scope.paths();
+    let shown = shown(path);
+    let abs = root.resolve(path, true)?;
+    let display = shown.clone();
+    let written = blocking(move || {
+        let expected = match (&base_hash, overwrite) {
+            (Some(base), _) => Expected::Version(base),
+            (None, true) => Expected::Anything,
+            (None, false) => Expected::New,
+        };
+        root.create_parent_dirs(&abs)?;
+        write_guarded(&abs, &display, &text, expected)
+    })
+    .await?;
+    let sync = index_now(scope).await?;
+    Ok(Saved {
+        path: shown,
+        created: written.created,
+        hash: written.hash,
+        sync,
+    })
+}
+
+/// Deletes the document or subfolder at `path` (scope-relative) as `ragdown_delete` and
+/// `DELETE /api/doc` do, then syncs.
+pub async fn delete_path(
+    scope: &Scope,
+    path: &str,
+    recursive: bool,
+    base_hash: Option<String>,
+) -> Result<SyncReport, ToolError> {
+    let shown = shown(path);
+    let abs = scope.paths().resolve(path, false)?;
+    blocking(move || delete_guarded(&abs, &shown, recursive, base_hash.as_deref())).await?;
+    index_now(scope).await
 }
 
 /// The client's path as the scope shows it: `/` separators, no `./`.
-pub(super) fn shown(path: &str) -> String {
+pub fn shown(path: &str) -> String {
     path.trim()
         .replace('\\', "/")
         .split('/')
@@ -219,12 +280,8 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
 /// `ragdown_delete`: a document (optionally hash-guarded) or a subfolder.
 pub async fn delete(scope: &Scope, settings: &ToolSettings, args: DeleteArgs) -> ToolResult {
     refuse_read_only(settings)?;
-    let shown = shown(&args.path);
-    let path = scope.paths().resolve(&args.path, false)?;
-    let display = shown.clone();
-    blocking(move || delete_guarded(&path, &display, args.recursive, args.base_hash.as_deref())).await?;
-    index_now(scope).await?;
-    Ok(format!("deleted {shown}"))
+    delete_path(scope, &args.path, args.recursive, args.base_hash).await?;
+    Ok(format!("deleted {}", shown(&args.path)))
 }
 
 /// Where `ragdown_remember` writes: `<folder>/<notes dir>` at a folder's root (the notes dir is

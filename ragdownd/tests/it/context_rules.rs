@@ -11,6 +11,7 @@ use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::engine::{Engine, Scope};
 use ragdownd::index::sync::Layout;
 use ragdownd::querylog::Kind;
+use ragdownd::settings::{Settings, Values};
 use ragdownd::tools::context::{self, ContextArgs, HookDefaults};
 use ragdownd::tools::{self, ReadDocArgs, RecallArgs, ToolSettings};
 use serde_json::{Value, json};
@@ -49,18 +50,35 @@ fn ops_docs() -> tempfile::TempDir {
 }
 
 /// The original's test settings: a low floor and no ratio gate, so the rules under test decide.
-fn settings() -> ToolSettings {
-    ToolSettings {
+fn values() -> Values {
+    Values {
+        embedder: None,
+        watch: false,
+        root_mcp: false,
         text_limit: 2000,
-        read_only: false,
-        notes_dir: "notes".into(),
         search: Default::default(),
+        query_log: false,
         hook: HookDefaults {
             top_k: 4,
             min_score: Some(0.2),
             min_ratio: Some(0.0),
             max_chars: 6000,
         },
+    }
+}
+
+/// The tool settings a server over `scope`'s engine has, as the app builds them: under serve the
+/// saved settings in the docs dir are a layer; under stdio they are not.
+fn settings_for(scope: &Scope) -> ToolSettings {
+    let engine = &scope.engine;
+    let layered = match engine.layout {
+        Layout::Folders => Settings::with_saved_file(values(), &engine.docs_dir),
+        Layout::Single => Settings::env_only(values()),
+    };
+    ToolSettings {
+        read_only: false,
+        notes_dir: "notes".into(),
+        layered: Arc::new(layered),
     }
 }
 
@@ -82,7 +100,7 @@ fn scope(engine: &Arc<Engine>, prefix: &str, folder: Option<&str>) -> Scope {
 
 async fn ask(scope: &Scope, args: Value) -> String {
     let args: ContextArgs = serde_json::from_value(args).unwrap();
-    context::context(scope, &settings(), args).await.unwrap()
+    context::context(scope, &settings_for(scope), args).await.unwrap()
 }
 
 /// The `path:lines` of each excerpt in a block, in order.
@@ -282,7 +300,7 @@ async fn the_query_log_holds_queries_and_hit_locations_never_document_text() {
 
     engine.query_log.set_enabled(true);
     let recall: RecallArgs = serde_json::from_value(json!({"query": "events queue", "top_k": 3})).unwrap();
-    tools::recall(&ops, &settings(), recall).await.unwrap();
+    tools::recall(&ops, &settings_for(&ops), recall).await.unwrap();
     let hook = ask(
         &ops,
         json!({"prompt": "where do the events from the queue land?", "session_id": "s1"}),

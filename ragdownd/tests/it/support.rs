@@ -113,8 +113,15 @@ pub async fn serve(
         token,
     ];
     args.extend_from_slice(extra);
+    serve_args(&args, data).await
+}
+
+/// `ragdownd <args>` (a `serve` command line) on a free local port, with the ragdown cache (the
+/// installed models and ONNX Runtime) as `xdg_cache` says: its base URL, and the sender that
+/// stops it.
+pub async fn serve_args(args: &[&str], xdg_cache: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
     let cli = <ragdownd::config::Cli as clap::Parser>::try_parse_from(args).unwrap();
-    let config = ragdownd::config::Config::from_cli(cli, None, Some(data.to_path_buf())).unwrap();
+    let config = ragdownd::config::Config::from_cli(cli, None, Some(xdg_cache.to_path_buf())).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -1,0 +1,239 @@
+//! Documents for the people who own them: `GET /api/docs` (a folder's list), `GET/POST/DELETE
+//! /api/doc` (one document: read, save with `base_hash`, delete) and `GET /api/file` (raw bytes
+//! of a document or attachment, for previews and images).
+//!
+//! Paths are root-relative (`<folder>/<path>`); each goes to its folder's scope and from there
+//! through the same path check, write and delete code as the tools, so nothing here can reach
+//! outside the docs dir, through a symlink, or into a dot folder.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::{AppState, required};
+use crate::documents::content_hash;
+use crate::index::sync::is_skipped;
+use crate::tools;
+
+/// The query of `GET /api/docs`.
+#[derive(Debug, Deserialize)]
+pub struct DocsQuery {
+    pub folder: Option<String>,
+}
+
+/// `GET /api/docs?folder=`: the indexed documents of a folder (of every folder without one), with
+/// their front matter, size, chunk count and what supersedes them.
+pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<DocsQuery>) -> ApiResult {
+    let engine = state.ready()?;
+    let prefix = match query.folder.as_deref().filter(|f| !f.is_empty()) {
+        Some(name) => format!("{}/", state.folder_scope(name)?.folder.unwrap_or_default()),
+        None => String::new(),
+    };
+    let store = engine.store();
+    let documents = store.documents(&prefix).await?;
+    let files = store.files().await?;
+    let superseded = store.superseded().await?;
+    let docs: Vec<Value> = documents
+        .iter()
+        .map(|doc| {
+            let file = files.get(&doc.path);
+            let mut value = json!({
+                "path": doc.path,
+                "folder": doc.path.split('/').next().unwrap_or_default(),
+                "title": doc.title,
+                "mtime_ms": doc.mtime_ms,
+                "size": file.map(|f| f.size).unwrap_or_default(),
+                "chunks": file.map(|f| f.chunks).unwrap_or_default(),
+                "tags": doc.tags,
+                "aliases": doc.aliases,
+                "superseded_by": superseded.get(&doc.path).cloned().unwrap_or_default(),
+            });
+            for (key, text) in [
+                ("description", &doc.description),
+                ("created_by", &doc.created_by),
+                ("session", &doc.session),
+            ] {
+                if !text.is_empty() {
+                    value[key] = json!(text);
+                }
+            }
+            value
+        })
+        .collect();
+    Ok(Json(json!({ "docs": docs })).into_response())
+}
+
+/// The query of the one-document routes.
+#[derive(Debug, Deserialize)]
+pub struct PathQuery {
+    pub path: Option<String>,
+    pub base_hash: Option<String>,
+}
+
+/// `GET /api/doc?path=`: the whole document from disk with its full hash, and its tags, aliases
+/// and replacements from the index.
+pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
+    let path = required(&query.path, "path")?;
+    let (scope, rel) = state.in_folder(path)?;
+    let read_scope = scope.clone();
+    let inner = rel.clone();
+    let bytes = tokio::task::spawn_blocking(move || tools::read_file(&read_scope, &inner))
+        .await
+        .map_err(|err| ApiError::internal(err.to_string()))??;
+    let root_path = scope.to_root_path(&tools::write::shown(&rel));
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let total = tools::split_lines(&text).len();
+    let store = scope.engine.store();
+    let meta = store
+        .documents(&root_path)
+        .await?
+        .into_iter()
+        .find(|doc| doc.path == root_path);
+    let mut out = json!({
+        "path": root_path,
+        "start_line": 1,
+        "end_line": total,
+        "total_lines": total,
+        "text": text,
+        "hash": content_hash(&bytes),
+        "tags": meta.as_ref().map(|m| m.tags.clone()).unwrap_or_default(),
+        "aliases": meta.as_ref().map(|m| m.aliases.clone()).unwrap_or_default(),
+        "indexed": meta.is_some(),
+    });
+    if let Some(by) = store.superseded().await?.get(&root_path) {
+        out["superseded_by"] = json!(by);
+    }
+    Ok(Json(out).into_response())
+}
+
+/// The body of `POST /api/doc`.
+#[derive(Debug, Deserialize)]
+pub struct SaveBody {
+    pub path: Option<Value>,
+    pub text: Option<Value>,
+    #[serde(default)]
+    pub overwrite: bool,
+    pub base_hash: Option<String>,
+}
+
+/// `POST /api/doc {path, text, overwrite?, base_hash?}`: 201 when created, 200 when replaced; a
+/// `base_hash` that is not the file's version now is a 409 `changed` and the file is untouched.
+/// Line endings follow the file's (a CRLF file stays CRLF).
+pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SaveBody>) -> ApiResult {
+    state.writable()?;
+    let (Some(Value::String(path)), Some(Value::String(text))) = (&body.path, &body.text) else {
+        return Err(ApiError::bad_request("path and text are required strings"));
+    };
+    if let Some(base) = &body.base_hash
+        && !(base.len() >= 12 && base.len() <= 64 && base.chars().all(|c| c.is_ascii_hexdigit()))
+    {
+        return Err(ApiError::bad_request(
+            "base_hash must be the document's hash: 12 to 64 hexadecimal characters",
+        ));
+    }
+    let (scope, rel) = state.in_folder(path)?;
+    let saved = tools::write::save(&scope, &rel, text.clone(), body.base_hash.clone(), body.overwrite).await?;
+    let status = if saved.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let body = json!({
+        "path": scope.to_root_path(&saved.path),
+        "created": saved.created,
+        "hash": saved.hash,
+        "sync": saved.sync,
+    });
+    Ok((status, Json(body)).into_response())
+}
+
+/// `DELETE /api/doc?path=[&base_hash=]`: one document (a folder's subfolders are `ragdown_delete`'s).
+pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
+    state.writable()?;
+    let path = required(&query.path, "path")?;
+    let (scope, rel) = state.in_folder(path)?;
+    if !crate::index::sync::is_markdown(&rel) {
+        return Err(ApiError::bad_request(format!(
+            "not a Markdown file (.md, .markdown, .mdx): {path}"
+        )));
+    }
+    let sync = tools::write::delete_path(&scope, &rel, false, query.base_hash.clone()).await?;
+    let root_path = scope.to_root_path(&tools::write::shown(&rel));
+    Ok(Json(json!({ "path": root_path, "sync": sync })).into_response())
+}
+
+/// The content type of a file by its extension; what a browser may show inline is limited by
+/// the sandboxing headers, whatever this says.
+fn content_type(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    let types: HashMap<&str, &'static str> = HashMap::from([
+        ("md", "text/markdown; charset=utf-8"),
+        ("markdown", "text/markdown; charset=utf-8"),
+        ("mdx", "text/markdown; charset=utf-8"),
+        ("txt", "text/plain; charset=utf-8"),
+        ("png", "image/png"),
+        ("jpg", "image/jpeg"),
+        ("jpeg", "image/jpeg"),
+        ("gif", "image/gif"),
+        ("webp", "image/webp"),
+        ("avif", "image/avif"),
+        ("svg", "image/svg+xml"),
+        ("bmp", "image/bmp"),
+        ("ico", "image/x-icon"),
+        ("pdf", "application/pdf"),
+        ("mp3", "audio/mpeg"),
+        ("wav", "audio/wav"),
+        ("ogg", "audio/ogg"),
+        ("mp4", "video/mp4"),
+        ("webm", "video/webm"),
+        ("json", "application/json"),
+        ("csv", "text/csv; charset=utf-8"),
+    ]);
+    ext.and_then(|ext| types.get(ext.as_str()).copied())
+        .unwrap_or("application/octet-stream")
+}
+
+/// The largest file `GET /api/file` sends.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// `GET /api/file?path=`: a file's raw bytes (a document or an attachment such as an image), with
+/// `x-content-type-options: nosniff`, `content-security-policy: sandbox` and `cache-control:
+/// no-cache`. No dot paths, no symlinks, nothing outside the docs dir; 404 otherwise.
+pub async fn file(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
+    let path = required(&query.path, "path")?;
+    let (scope, rel) = state.in_folder(path)?;
+    if rel.split('/').any(is_skipped) {
+        return Err(ApiError::not_found());
+    }
+    let abs = scope.paths().resolve(&rel, false).map_err(|_| ApiError::not_found())?;
+    let bytes = tokio::task::spawn_blocking(move || -> Result<Vec<u8>, ApiError> {
+        let meta = std::fs::symlink_metadata(&abs).map_err(|_| ApiError::not_found())?;
+        if !meta.is_file() {
+            return Err(ApiError::not_found());
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "File too large to send"));
+        }
+        std::fs::read(&abs).map_err(|_| ApiError::not_found())
+    })
+    .await
+    .map_err(|err| ApiError::internal(err.to_string()))??;
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type(&rel)),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CONTENT_SECURITY_POLICY, "sandbox"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from(bytes),
+    )
+        .into_response())
+}

@@ -1,0 +1,198 @@
+//! The one error type of the HTTP API, and the one place it becomes a response: `{error}` or
+//! `{error, code}` with the status the failure carries (reference §4, Error shapes). Request
+//! bodies are read here too, so every route answers a body that is too large or not JSON alike.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use crate::documents::DocError;
+use crate::folders::FolderError;
+use crate::settings::FileError;
+use crate::tools::ToolError;
+
+/// The largest JSON body a route accepts, as the original: 1 MiB.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// The largest document `POST /api/doc` accepts: 4 MiB, as the original's uploads.
+pub const MAX_DOC_BYTES: usize = 4 << 20;
+
+/// A failed request: the status, the message shown, and a machine-readable code when clients
+/// react to it (`changed`: the file is no longer the version the caller read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    pub code: Option<&'static str>,
+}
+
+/// A route's result.
+pub type ApiResult<T = Response> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    pub fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "Not found")
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "Unauthorized")
+    }
+
+    pub fn read_only() -> Self {
+        Self::new(StatusCode::FORBIDDEN, crate::tools::write::READ_ONLY)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    }
+
+    /// The answer while the index (and its model) is still loading.
+    pub fn loading() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The index is still loading; retry shortly",
+        )
+    }
+
+    fn from_status(status: u16, message: String, code: Option<&'static str>) -> Self {
+        Self {
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            message,
+            code,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = match self.code {
+            Some(code) => json!({ "error": self.message, "code": code }),
+            None => json!({ "error": self.message }),
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<ToolError> for ApiError {
+    fn from(err: ToolError) -> Self {
+        Self::from_status(err.status(), err.message().to_string(), err.code())
+    }
+}
+
+impl From<DocError> for ApiError {
+    fn from(err: DocError) -> Self {
+        Self::from_status(err.status(), err.to_string(), err.code())
+    }
+}
+
+impl From<FolderError> for ApiError {
+    fn from(err: FolderError) -> Self {
+        Self::from_status(err.status(), err.to_string(), None)
+    }
+}
+
+impl From<FileError> for ApiError {
+    fn from(err: FileError) -> Self {
+        let status = match err {
+            FileError::Refused(_) => 400,
+            FileError::Broken { .. } => 409,
+            FileError::Io { .. } => 500,
+        };
+        Self::from_status(status, err.to_string(), None)
+    }
+}
+
+impl From<crate::index::store::StoreError> for ApiError {
+    fn from(err: crate::index::store::StoreError) -> Self {
+        Self::internal(err.to_string())
+    }
+}
+
+/// A JSON request body of at most [`MAX_BODY_BYTES`]: past it a 413 `Body too large`, not JSON a
+/// 400 `Body is not valid JSON`, JSON of the wrong shape a 400 that says what is wrong.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        let limit = if request.uri().path() == "/api/doc" {
+            MAX_DOC_BYTES
+        } else {
+            MAX_BODY_BYTES
+        };
+        let bytes = read_body(request.into_body(), limit).await?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|_| ApiError::bad_request("Body is not valid JSON"))?;
+        serde_json::from_value(value)
+            .map(JsonBody)
+            .map_err(|err| ApiError::bad_request(format!("invalid body: {err}")))
+    }
+}
+
+/// How much of a body past its limit is read (and dropped) before the connection is closed, so
+/// that a client still sending an oversized upload gets to read the 413 rather than a reset.
+const DRAIN_BYTES: usize = 4 * MAX_DOC_BYTES;
+
+/// A request's body, refused with 413 past `limit` bytes.
+pub async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, ApiError> {
+    use futures::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut body = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|_| ApiError::bad_request("the body could not be read"))?;
+        total = total.saturating_add(chunk.len());
+        if total <= limit {
+            body.extend_from_slice(&chunk);
+        } else if total > DRAIN_BYTES {
+            break;
+        }
+    }
+    if total > limit {
+        return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Body too large"));
+    }
+    Ok(Bytes::from(body))
+}
+
+/// A route's query string, refused with a 400 in the API's shape when it does not parse.
+#[derive(Debug)]
+pub struct ApiQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _state: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or_default();
+        serde_urlencoded_query(query)
+            .map(ApiQuery)
+            .map_err(|err| ApiError::bad_request(format!("invalid query: {err}")))
+    }
+}
+
+fn serde_urlencoded_query<T: DeserializeOwned>(query: &str) -> Result<T, String> {
+    axum::extract::Query::<T>::try_from_uri(
+        &format!("/?{query}")
+            .parse()
+            .map_err(|err: axum::http::uri::InvalidUri| err.to_string())?,
+    )
+    .map(|axum::extract::Query(value)| value)
+    .map_err(|err| err.body_text())
+}

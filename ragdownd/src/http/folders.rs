@@ -1,0 +1,227 @@
+//! Settings → Folders: `GET/POST /api/folders`, `PATCH/DELETE /api/folders/<name>`, and
+//! `DELETE /api/loose` for the Markdown files that sit outside every folder.
+//!
+//! Under `RAGDOWN_READ_ONLY` a folder's title, MCP switch and hook defaults may still change (they
+//! are the server's settings, not documents); making, renaming and deleting are refused.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::{AppState, encode_segment};
+use crate::folders::{self, Folder};
+use crate::index::store::FileState;
+use crate::settings::saved::HOOK_KEYS;
+
+/// A folder as the API shows it, with its counts from the index.
+fn folder_json(state: &AppState, folder: &Folder, files: &HashMap<String, FileState>) -> Value {
+    let prefix = format!("{}/", folder.name);
+    let (count, chunks) = files
+        .iter()
+        .filter(|(path, _)| path.starts_with(&prefix))
+        .fold((0, 0), |(count, chunks), (_, file)| (count + 1, chunks + file.chunks));
+    let settings = folders::settings_json(&state.config.docs_dir, &folder.name);
+    let mut value = json!({
+        "name": folder.name,
+        "title": folder.title,
+        "mcp": folder.mcp,
+        "hook": settings.get("hook").filter(|h| h.is_object()).cloned().unwrap_or(json!({})),
+        "mcp_path": format!("/mcp/{}", encode_segment(&folder.name)),
+        "files": count,
+        "chunks": chunks,
+    });
+    if let Some(by) = &folder.created_by {
+        value["created_by"] = json!(by);
+    }
+    value
+}
+
+/// The index's files, or none while it loads (a folder list still answers).
+async fn indexed_files(state: &AppState) -> ApiResult<HashMap<String, FileState>> {
+    match state.engine() {
+        Some(engine) => Ok(engine.store().files().await?),
+        None => Ok(HashMap::new()),
+    }
+}
+
+/// `GET /api/folders`: every folder (MCP on or not) with its counts, and the loose Markdown files
+/// that no folder holds and `serve` does not index.
+pub async fn list(State(state): State<Arc<AppState>>) -> ApiResult {
+    let files = indexed_files(&state).await?;
+    let docs_dir = &state.config.docs_dir;
+    let found: Vec<Value> = folders::list(docs_dir)
+        .iter()
+        .map(|folder| folder_json(&state, folder, &files))
+        .collect();
+    Ok(Json(json!({ "folders": found, "loose_files": folders::loose_files(docs_dir) })).into_response())
+}
+
+/// The body of `POST /api/folders`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewFolder {
+    pub name: String,
+    pub title: Option<String>,
+    pub mcp: Option<bool>,
+}
+
+/// `POST /api/folders`: an empty folder whose `.ragdown.json` says `mcp` explicitly (off unless
+/// asked), 201 with the folder.
+pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<NewFolder>) -> ApiResult {
+    state.writable()?;
+    let mut settings = Map::new();
+    if let Some(title) = body.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        settings.insert("title".into(), json!(title));
+    }
+    settings.insert("mcp".into(), json!(body.mcp.unwrap_or(false)));
+    let made = folders::create(&state.config.docs_dir, &body.name, settings)?;
+    let folder = folder_json(&state, &made, &HashMap::new());
+    Ok((StatusCode::CREATED, Json(json!({ "folder": folder }))).into_response())
+}
+
+/// The body of `PATCH /api/folders/<name>`: each key given changes; `hook` values may be `null`
+/// to drop them (the folder then follows the server's).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderChange {
+    pub title: Option<String>,
+    pub mcp: Option<bool>,
+    pub hook: Option<Map<String, Value>>,
+    pub name: Option<String>,
+}
+
+/// Checks a folder's `hook` change as the saved server settings' are checked.
+fn check_hook(hook: &Map<String, Value>) -> ApiResult<()> {
+    let patch = json!({ "hook": hook });
+    crate::settings::Patch::parse(&patch).map_err(ApiError::bad_request)?;
+    Ok(())
+}
+
+/// `PATCH /api/folders/<name>`: title, MCP switch, hook defaults (unknown keys of `.ragdown.json`
+/// kept), and a rename, which the index follows before the answer.
+pub async fn update(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    JsonBody(change): JsonBody<FolderChange>,
+) -> ApiResult {
+    let docs_dir = &state.config.docs_dir;
+    if folders::get(docs_dir, &name).is_none() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no folder named {name:?}"),
+        ));
+    }
+    let rename = change.name.as_deref().map(str::trim).filter(|new| *new != name);
+    if rename.is_some() {
+        state.writable()?;
+    }
+    if let Some(hook) = &change.hook {
+        check_hook(hook)?;
+    }
+    if let Some(title) = &change.title
+        && title.chars().count() > 200
+    {
+        return Err(ApiError::bad_request("title must be at most 200 characters"));
+    }
+    let touches_settings = change.title.is_some() || change.mcp.is_some() || change.hook.is_some();
+    if touches_settings {
+        folders::update_settings(docs_dir, &name, |settings| {
+            if let Some(title) = &change.title {
+                match title.trim() {
+                    "" => settings.remove("title"),
+                    title => settings.insert("title".into(), json!(title)),
+                };
+            }
+            if let Some(mcp) = change.mcp {
+                settings.insert("mcp".into(), json!(mcp));
+            }
+            if let Some(hook) = &change.hook {
+                let mut saved = settings
+                    .get("hook")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                for key in HOOK_KEYS {
+                    match hook.get(key) {
+                        Some(Value::Null) => {
+                            saved.remove(key);
+                        }
+                        Some(value) => {
+                            saved.insert(key.into(), value.clone());
+                        }
+                        None => {}
+                    }
+                }
+                if saved.is_empty() {
+                    settings.remove("hook");
+                } else {
+                    settings.insert("hook".into(), Value::Object(saved));
+                }
+            }
+        })?;
+    }
+    let mut current = name.clone();
+    let mut sync = Value::Null;
+    if let Some(new_name) = rename {
+        folders::rename(docs_dir, &name, new_name)?;
+        current = new_name.to_string();
+        if let Some(engine) = state.engine() {
+            sync = json!(engine.sync(false).await.map_err(ApiError::internal)?);
+        }
+    }
+    let folder = folders::get(docs_dir, &current).ok_or_else(ApiError::not_found)?;
+    let files = indexed_files(&state).await?;
+    Ok(Json(json!({ "folder": folder_json(&state, &folder, &files), "sync": sync })).into_response())
+}
+
+/// The query of `DELETE /api/folders/<name>`.
+#[derive(Debug, Deserialize)]
+pub struct Confirm {
+    pub confirm: Option<String>,
+}
+
+/// `DELETE /api/folders/<name>?confirm=<name>`: the folder and everything in it, then the index.
+pub async fn remove(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    ApiQuery(query): ApiQuery<Confirm>,
+) -> ApiResult {
+    state.writable()?;
+    if query.confirm.as_deref() != Some(name.as_str()) {
+        return Err(ApiError::bad_request(format!(
+            "to delete the folder {name:?} and every document in it, repeat its name as confirm"
+        )));
+    }
+    folders::delete(&state.config.docs_dir, &name)?;
+    let sync = match state.engine() {
+        Some(engine) => json!(engine.sync(false).await.map_err(ApiError::internal)?),
+        None => Value::Null,
+    };
+    Ok(Json(json!({ "name": name, "sync": sync })).into_response())
+}
+
+/// The query of `DELETE /api/loose`.
+#[derive(Debug, Deserialize)]
+pub struct LooseName {
+    pub name: Option<String>,
+}
+
+/// `DELETE /api/loose?name=`: a Markdown file directly in the docs dir; 404 for anything else.
+pub async fn remove_loose(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<LooseName>) -> Response {
+    if let Err(err) = state.writable() {
+        return err.into_response();
+    }
+    let name = query.name.unwrap_or_default();
+    match folders::delete_loose(&state.config.docs_dir, &name) {
+        None => ApiError::not_found().into_response(),
+        Some(Err(err)) => ApiError::internal(format!("could not delete {name}: {err}")).into_response(),
+        Some(Ok(())) => Json(json!({ "name": name })).into_response(),
+    }
+}

@@ -1,0 +1,273 @@
+//! `serve`'s HTTP surface: the `/api` routes the web UI stands on, and MCP at
+//! `/mcp/<folder>[/<subfolder...>]` (and, with `RAGDOWN_ROOT_MCP`, the root `/mcp`).
+//!
+//! The server starts answering at once; the index (and the embedding model behind it) loads in
+//! the background and `/api/status` says `ready: false` until it has. Every route but the status
+//! needs the bearer token unless `SECURE_LOCAL_NET` is on ([`auth`]); errors are one type mapped
+//! to a response in one place ([`error`]).
+//!
+//! - [`status`]: `/api/status` and the query log.
+//! - [`folders`]: `/api/folders`, `/api/loose`.
+//! - [`docs`]: `/api/docs`, `/api/doc`, `/api/file`.
+//! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
+//! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
+//! - [`mcp`]: the MCP routes.
+//!
+//! Connections are served by hyper directly rather than `axum::serve`, so that an idle keep-alive
+//! connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT_MS` (axum's own loop has no such setting).
+
+pub mod auth;
+pub mod docs;
+pub mod error;
+pub mod folders;
+pub mod links;
+pub mod mcp;
+pub mod settings;
+pub mod status;
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, delete, get, patch, post};
+use tower::ServiceExt;
+
+use crate::config::Config;
+use crate::engine::{Engine, Scope};
+use crate::mcp::ToolFilter;
+use crate::settings::Values;
+use crate::tools::ToolSettings;
+pub use error::{ApiError, ApiResult, MAX_BODY_BYTES};
+
+/// Shared state of the HTTP server.
+#[derive(Debug)]
+pub struct AppState {
+    /// The index once it is open; replaced when the embedder changes.
+    engine: RwLock<Option<Arc<Engine>>>,
+    /// Why opening the index failed, when it did.
+    load_error: Mutex<Option<String>>,
+    /// The configuration the server started with (flags and environment).
+    pub config: Config,
+    /// The tools' settings, with the one layered [`crate::settings::Settings`] every route reads.
+    pub tools: ToolSettings,
+    pub filter: ToolFilter,
+    /// Held while a settings change applies, so two never interleave.
+    pub changing: tokio::sync::Mutex<()>,
+    /// The settings the running server was last brought in line with.
+    applied: Mutex<Option<Values>>,
+}
+
+impl AppState {
+    pub fn new(config: Config, tools: ToolSettings, filter: ToolFilter) -> Self {
+        Self {
+            engine: RwLock::new(None),
+            load_error: Mutex::new(None),
+            config,
+            tools,
+            filter,
+            changing: tokio::sync::Mutex::new(()),
+            applied: Mutex::new(None),
+        }
+    }
+
+    /// The settings the running server was last brought in line with; `None` until it has opened.
+    pub fn applied(&self) -> Option<Values> {
+        self.applied.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set_applied(&self, values: Values) {
+        *self.applied.lock().unwrap_or_else(|p| p.into_inner()) = Some(values);
+    }
+
+    /// The index, when it is open.
+    pub fn engine(&self) -> Option<Arc<Engine>> {
+        self.engine.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The index, or the 503 that says it is loading.
+    pub fn ready(&self) -> ApiResult<Arc<Engine>> {
+        self.engine().ok_or_else(ApiError::loading)
+    }
+
+    /// Puts `engine` in place, returning the one it replaces.
+    pub fn set_engine(&self, engine: Arc<Engine>) -> Option<Arc<Engine>> {
+        *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.engine.write().unwrap_or_else(|p| p.into_inner()).replace(engine)
+    }
+
+    /// Records why the index could not be opened.
+    pub fn set_load_error(&self, error: String) {
+        *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+    }
+
+    pub fn load_error(&self) -> Option<String> {
+        self.load_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The whole docs dir as one scope, for the `/api` routes (root-relative paths).
+    pub fn root_scope(&self) -> ApiResult<Scope> {
+        Ok(Scope::root(self.ready()?))
+    }
+
+    /// A root-relative path (`notes/a/b.md`) as its folder's scope and the path inside it, so it
+    /// goes through the tools' code and path check like an agent's; 400 when the first segment is
+    /// not a folder.
+    pub fn in_folder(&self, path: &str) -> ApiResult<(Scope, String)> {
+        let engine = self.ready()?;
+        let clean = path.trim().replace('\\', "/");
+        let (name, rest) = clean
+            .trim_start_matches('/')
+            .split_once('/')
+            .unwrap_or((clean.as_str(), ""));
+        let folder = crate::folders::get(&self.config.docs_dir, name)
+            .filter(|_| !rest.is_empty())
+            .ok_or_else(|| ApiError::bad_request(format!("not inside a folder: {path}")))?;
+        Ok((Scope::folder(engine, &folder, ""), rest.to_string()))
+    }
+
+    /// A folder's scope by name; 404 `no such folder` for anything else.
+    pub fn folder_scope(&self, name: &str) -> ApiResult<Scope> {
+        let engine = self.ready()?;
+        let folder = crate::folders::get(&self.config.docs_dir, name)
+            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no such folder: {name}")))?;
+        Ok(Scope::folder(engine, &folder, ""))
+    }
+
+    /// Refuses a write under `RAGDOWN_READ_ONLY`.
+    pub fn writable(&self) -> ApiResult<()> {
+        if self.tools.read_only {
+            return Err(ApiError::read_only());
+        }
+        Ok(())
+    }
+}
+
+/// The router.
+pub fn router(state: Arc<AppState>) -> Router {
+    let keep_alive = HeaderValue::from_str(&format!("timeout={}", state.config.keep_alive_ms / 1000))
+        .unwrap_or(HeaderValue::from_static("timeout=75"));
+    let api = Router::new()
+        .route("/api/folders", get(folders::list).post(folders::create))
+        .route("/api/folders/{name}", patch(folders::update).delete(folders::remove))
+        .route("/api/loose", delete(folders::remove_loose))
+        .route("/api/settings", patch(settings::update))
+        .route("/api/docs", get(docs::list))
+        .route("/api/doc", get(docs::read).post(docs::save).delete(docs::remove))
+        .route("/api/file", get(docs::file))
+        .route("/api/search", get(links::search))
+        .route("/api/resolve", get(links::resolve))
+        .route("/api/backlinks", get(links::backlinks))
+        .route("/api/move", post(links::move_doc))
+        .route("/api/query-log", get(status::query_log).delete(status::clear_query_log))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require));
+    Router::new()
+        .route("/api/status", get(status::status))
+        .merge(api)
+        .route("/mcp", any(mcp::bare))
+        .route("/mcp/", any(mcp::bare))
+        .route("/mcp/{folder}", any(mcp::folder))
+        .route("/mcp/{folder}/{*rest}", any(mcp::subfolder))
+        .fallback(not_found)
+        .layer(axum::middleware::map_response(move |response: Response| {
+            let keep_alive = keep_alive.clone();
+            async move { with_keep_alive(response, keep_alive) }
+        }))
+        .with_state(state)
+}
+
+/// Adds the keep-alive header, and gives a bare 405 (a method a route does not answer) the
+/// API's error shape.
+fn with_keep_alive(response: Response, keep_alive: HeaderValue) -> Response {
+    let mut response = if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && response.headers().get(axum::http::header::CONTENT_TYPE).is_none()
+    {
+        let allow = response.headers().get(axum::http::header::ALLOW).cloned();
+        let mut json = ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed").into_response();
+        if let Some(allow) = allow {
+            json.headers_mut().insert(axum::http::header::ALLOW, allow);
+        }
+        json
+    } else {
+        response
+    };
+    response.headers_mut().insert("keep-alive", keep_alive);
+    response
+}
+
+async fn not_found() -> Response {
+    ApiError::not_found().into_response()
+}
+
+/// A required query parameter or body field: 400 `<name> is required` when missing or empty.
+pub fn required<'a>(value: &'a Option<String>, name: &str) -> ApiResult<&'a str> {
+    value
+        .as_deref()
+        .filter(|v| !v.trim().is_empty())
+        .ok_or_else(|| ApiError::bad_request(format!("{name} is required")))
+}
+
+/// A URL path segment, as JavaScript's `encodeURIComponent` writes it.
+pub fn encode_segment(segment: &str) -> String {
+    let mut out = String::new();
+    for byte in segment.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets requests in flight finish.
+/// An idle keep-alive connection is closed after `keep_alive_ms` (0: never).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    keep_alive_ms: u64,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let idle = (keep_alive_ms > 0).then(|| std::time::Duration::from_millis(keep_alive_ms));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!("accept failed: {err}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(
+            router
+                .clone()
+                .map_request(|request: Request<hyper::body::Incoming>| request.map(Body::new)),
+        );
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        // The header-read timer runs while a kept-alive connection waits for its next request, so
+        // it is the idle timeout; `None` turns hyper's 30 s default off.
+        builder
+            .timer(hyper_util::rt::TokioTimer::new())
+            .keep_alive(true)
+            .header_read_timeout(idle);
+        let connection = graceful.watch(builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!("connection closed: {err}");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
