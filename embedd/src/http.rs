@@ -43,7 +43,7 @@ async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, 
         .headers()
         .get(header::AUTHORIZATION)
         .map(|value| value.as_bytes());
-    if crate::server::authorized(token.as_deref(), given) {
+    if crate::auth::authorized(token.as_deref(), given) {
         next.run(request).await
     } else {
         ApiError {

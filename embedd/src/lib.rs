@@ -13,11 +13,13 @@
 //!   cloneable async handle. ragdownd uses it in-process; the server's transports share it.
 //! - [`metrics`]: Prometheus families the scheduler records.
 //! - The server: [`config`] (flags and environment, parsed once), [`grpc`] and [`http`] (thin
-//!   transports), [`server`] (`serve(embedder, settings, listeners, shutdown)`).
+//!   transports), [`auth`] (the bearer token both check), [`server`]
+//!   (`serve(embedder, settings, listeners, shutdown)`).
 //!
 //! Only [`config`] reads the environment: the library takes a [`model::ModelSource`] and
 //! [`local::LocalOptions`].
 
+pub mod auth;
 pub mod batch;
 pub mod config;
 pub mod error;

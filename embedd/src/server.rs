@@ -7,9 +7,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use proto::embedd_v1::embedder_server::EmbedderServer;
-use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
+use crate::auth::authorized;
 use crate::grpc::EmbedService;
 use crate::local::LocalEmbedder;
 
@@ -32,18 +32,6 @@ pub enum ServeError {
     Http(#[from] std::io::Error),
     #[error("gRPC reflection: {0}")]
     Reflection(String),
-}
-
-/// Whether an `authorization` header value carries the expected bearer token. Constant-time in
-/// the token's bytes; with no token expected, everything passes.
-pub fn authorized(expected: Option<&str>, header: Option<&[u8]>) -> bool {
-    let Some(expected) = expected else {
-        return true;
-    };
-    let Some(given) = header.and_then(|h| h.strip_prefix(b"Bearer ")) else {
-        return false;
-    };
-    bool::from(given.ct_eq(expected.as_bytes()))
 }
 
 /// Serves gRPC on `grpc` and HTTP on `http` until `shutdown` resolves, then lets requests in
@@ -105,20 +93,4 @@ pub async fn serve(
     http_result?;
     tracing::info!("embedd stopped");
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::authorized;
-
-    #[test]
-    fn only_the_exact_bearer_token_passes() {
-        assert!(authorized(None, None));
-        assert!(authorized(Some("s3cret"), Some(b"Bearer s3cret")));
-        assert!(!authorized(Some("s3cret"), None));
-        assert!(!authorized(Some("s3cret"), Some(b"Bearer s3cre")));
-        assert!(!authorized(Some("s3cret"), Some(b"Bearer s3cretx")));
-        assert!(!authorized(Some("s3cret"), Some(b"s3cret")));
-        assert!(!authorized(Some("s3cret"), Some(b"Basic s3cret")));
-    }
 }
