@@ -14,23 +14,19 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::schema::{Deleted, Doc, DocInfo, DocList, DocsQuery, ErrorBody, PathQuery, SaveBody, Saved};
 use super::{AppState, required};
 use crate::documents::content_hash;
 use crate::index::sync::is_skipped;
 use crate::tools;
 
-/// The query of `GET /api/docs`.
-#[derive(Debug, Deserialize)]
-pub struct DocsQuery {
-    pub folder: Option<String>,
-}
-
 /// `GET /api/docs?folder=`: the indexed documents of a folder (of every folder without one), with
 /// their front matter, size, chunk count and what supersedes them.
+#[utoipa::path(get, path = "/api/docs", tag = "documents", params(DocsQuery),
+    responses((status = 200, body = DocList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<DocsQuery>) -> ApiResult {
     let engine = state.ready()?;
     let prefix = match query.folder.as_deref().filter(|f| !f.is_empty()) {
@@ -41,45 +37,34 @@ pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
     let documents = store.documents(&prefix).await?;
     let files = store.files().await?;
     let superseded = store.superseded().await?;
-    let docs: Vec<Value> = documents
+    let nonempty = |text: &str| (!text.is_empty()).then(|| text.to_string());
+    let docs = documents
         .iter()
         .map(|doc| {
             let file = files.get(&doc.path);
-            let mut value = json!({
-                "path": doc.path,
-                "folder": doc.path.split('/').next().unwrap_or_default(),
-                "title": doc.title,
-                "mtime_ms": doc.mtime_ms,
-                "size": file.map(|f| f.size).unwrap_or_default(),
-                "chunks": file.map(|f| f.chunks).unwrap_or_default(),
-                "tags": doc.tags,
-                "aliases": doc.aliases,
-                "superseded_by": superseded.get(&doc.path).cloned().unwrap_or_default(),
-            });
-            for (key, text) in [
-                ("description", &doc.description),
-                ("created_by", &doc.created_by),
-                ("session", &doc.session),
-            ] {
-                if !text.is_empty() {
-                    value[key] = json!(text);
-                }
+            DocInfo {
+                path: doc.path.clone(),
+                folder: doc.path.split('/').next().unwrap_or_default().to_string(),
+                title: doc.title.clone(),
+                mtime_ms: doc.mtime_ms,
+                size: file.map(|f| f.size).unwrap_or_default(),
+                chunks: file.map(|f| f.chunks).unwrap_or_default(),
+                tags: doc.tags.clone(),
+                aliases: doc.aliases.clone(),
+                superseded_by: superseded.get(&doc.path).cloned().unwrap_or_default(),
+                description: nonempty(&doc.description),
+                created_by: nonempty(&doc.created_by),
+                session: nonempty(&doc.session),
             }
-            value
         })
         .collect();
-    Ok(Json(json!({ "docs": docs })).into_response())
-}
-
-/// The query of the one-document routes.
-#[derive(Debug, Deserialize)]
-pub struct PathQuery {
-    pub path: Option<String>,
-    pub base_hash: Option<String>,
+    Ok(Json(DocList { docs }).into_response())
 }
 
 /// `GET /api/doc?path=`: the whole document from disk with its full hash, and its tags, aliases
 /// and replacements from the index.
+#[utoipa::path(get, path = "/api/doc", tag = "documents", params(PathQuery),
+    responses((status = 200, body = Doc), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
     let (scope, rel) = state.in_folder(path)?;
@@ -97,36 +82,34 @@ pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
         .await?
         .into_iter()
         .find(|doc| doc.path == root_path);
-    let mut out = json!({
-        "path": root_path,
-        "start_line": 1,
-        "end_line": total,
-        "total_lines": total,
-        "text": text,
-        "hash": content_hash(&bytes),
-        "tags": meta.as_ref().map(|m| m.tags.clone()).unwrap_or_default(),
-        "aliases": meta.as_ref().map(|m| m.aliases.clone()).unwrap_or_default(),
-        "indexed": meta.is_some(),
-    });
-    if let Some(by) = store.superseded().await?.get(&root_path) {
-        out["superseded_by"] = json!(by);
-    }
-    Ok(Json(out).into_response())
-}
-
-/// The body of `POST /api/doc`.
-#[derive(Debug, Deserialize)]
-pub struct SaveBody {
-    pub path: Option<Value>,
-    pub text: Option<Value>,
-    #[serde(default)]
-    pub overwrite: bool,
-    pub base_hash: Option<String>,
+    let superseded_by = store.superseded().await?.get(&root_path).cloned();
+    let (tags, aliases) = meta
+        .as_ref()
+        .map(|m| (m.tags.clone(), m.aliases.clone()))
+        .unwrap_or_default();
+    Ok(Json(Doc {
+        path: root_path,
+        start_line: 1,
+        end_line: total,
+        total_lines: total,
+        hash: content_hash(&bytes),
+        text,
+        tags,
+        aliases,
+        indexed: meta.is_some(),
+        superseded_by,
+    })
+    .into_response())
 }
 
 /// `POST /api/doc {path, text, overwrite?, base_hash?}`: 201 when created, 200 when replaced; a
 /// `base_hash` that is not the file's version now is a 409 `changed` and the file is untouched.
 /// Line endings follow the file's (a CRLF file stays CRLF).
+#[utoipa::path(post, path = "/api/doc", tag = "documents", request_body = SaveBody,
+    responses((status = 201, body = Saved, description = "Created"), (status = 200, body = Saved, description = "Replaced"),
+        (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "Exists, or `code: changed`: not the version read"),
+        (status = 413, body = ErrorBody)))]
 pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SaveBody>) -> ApiResult {
     state.writable()?;
     let (Some(Value::String(path)), Some(Value::String(text))) = (&body.path, &body.text) else {
@@ -146,16 +129,19 @@ pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<S
     } else {
         StatusCode::OK
     };
-    let body = json!({
-        "path": scope.to_root_path(&saved.path),
-        "created": saved.created,
-        "hash": saved.hash,
-        "sync": saved.sync,
-    });
+    let body = Saved {
+        path: scope.to_root_path(&saved.path),
+        created: saved.created,
+        hash: saved.hash,
+        sync: saved.sync.into(),
+    };
     Ok((status, Json(body)).into_response())
 }
 
 /// `DELETE /api/doc?path=[&base_hash=]`: one document (a folder's subfolders are `ragdown_delete`'s).
+#[utoipa::path(delete, path = "/api/doc", tag = "documents", params(PathQuery),
+    responses((status = 200, body = Deleted), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     state.writable()?;
     let path = required(&query.path, "path")?;
@@ -167,7 +153,11 @@ pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
     }
     let sync = tools::write::delete_path(&scope, &rel, false, query.base_hash.clone()).await?;
     let root_path = scope.to_root_path(&tools::write::shown(&rel));
-    Ok(Json(json!({ "path": root_path, "sync": sync })).into_response())
+    Ok(Json(Deleted {
+        path: root_path,
+        sync: sync.into(),
+    })
+    .into_response())
 }
 
 /// The content type of a file by its extension; what a browser may show inline is limited by
@@ -207,6 +197,9 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 /// `GET /api/file?path=`: a file's raw bytes (a document or an attachment such as an image), with
 /// `x-content-type-options: nosniff`, `content-security-policy: sandbox` and `cache-control:
 /// no-cache`. No dot paths, no symlinks, nothing outside the docs dir; 404 otherwise.
+#[utoipa::path(get, path = "/api/file", tag = "documents", params(PathQuery),
+    responses((status = 200, description = "The file's bytes", content_type = "application/octet-stream"),
+        (status = 404, body = ErrorBody)))]
 pub async fn file(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
     let (scope, rel) = state.in_folder(path)?;

@@ -11,36 +11,40 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::schema::{
+    Confirm, ErrorBody, FolderAnswer, FolderChange, FolderDeleted, FolderHook, FolderList, FolderView, LooseDeleted,
+    LooseName, NewFolder, Sync,
+};
 use super::{AppState, encode_segment};
 use crate::folders::{self, Folder};
 use crate::index::store::FileState;
 use crate::settings::saved::HOOK_KEYS;
 
 /// A folder as the API shows it, with its counts from the index.
-fn folder_json(state: &AppState, folder: &Folder, files: &HashMap<String, FileState>) -> Value {
+fn folder_view(state: &AppState, folder: &Folder, files: &HashMap<String, FileState>) -> FolderView {
     let prefix = format!("{}/", folder.name);
     let (count, chunks) = files
         .iter()
         .filter(|(path, _)| path.starts_with(&prefix))
         .fold((0, 0), |(count, chunks), (_, file)| (count + 1, chunks + file.chunks));
     let settings = folders::settings_json(&state.config.docs_dir, &folder.name);
-    let mut value = json!({
-        "name": folder.name,
-        "title": folder.title,
-        "mcp": folder.mcp,
-        "hook": settings.get("hook").filter(|h| h.is_object()).cloned().unwrap_or(json!({})),
-        "mcp_path": format!("/mcp/{}", encode_segment(&folder.name)),
-        "files": count,
-        "chunks": chunks,
-    });
-    if let Some(by) = &folder.created_by {
-        value["created_by"] = json!(by);
+    let hook = settings
+        .get("hook")
+        .and_then(|hook| serde_json::from_value::<FolderHook>(hook.clone()).ok())
+        .unwrap_or_default();
+    FolderView {
+        name: folder.name.clone(),
+        title: folder.title.clone(),
+        mcp: folder.mcp,
+        hook,
+        mcp_path: format!("/mcp/{}", encode_segment(&folder.name)),
+        files: count,
+        chunks,
+        created_by: folder.created_by.clone(),
     }
-    value
 }
 
 /// The index's files, or none while it loads (a folder list still answers).
@@ -53,27 +57,24 @@ async fn indexed_files(state: &AppState) -> ApiResult<HashMap<String, FileState>
 
 /// `GET /api/folders`: every folder (MCP on or not) with its counts, and the loose Markdown files
 /// that no folder holds and `serve` does not index.
+#[utoipa::path(get, path = "/api/folders", tag = "folders",
+    responses((status = 200, body = FolderList), (status = 401, body = ErrorBody)))]
 pub async fn list(State(state): State<Arc<AppState>>) -> ApiResult {
     let files = indexed_files(&state).await?;
     let docs_dir = &state.config.docs_dir;
-    let found: Vec<Value> = folders::list(docs_dir)
+    let folders = folders::list(docs_dir)
         .iter()
-        .map(|folder| folder_json(&state, folder, &files))
+        .map(|folder| folder_view(&state, folder, &files))
         .collect();
-    Ok(Json(json!({ "folders": found, "loose_files": folders::loose_files(docs_dir) })).into_response())
-}
-
-/// The body of `POST /api/folders`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewFolder {
-    pub name: String,
-    pub title: Option<String>,
-    pub mcp: Option<bool>,
+    let loose_files = folders::loose_files(docs_dir);
+    Ok(Json(FolderList { folders, loose_files }).into_response())
 }
 
 /// `POST /api/folders`: an empty folder whose `.ragdown.json` says `mcp` explicitly (off unless
 /// asked), 201 with the folder.
+#[utoipa::path(post, path = "/api/folders", tag = "folders", request_body = NewFolder,
+    responses((status = 201, body = FolderAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<NewFolder>) -> ApiResult {
     state.writable()?;
     let mut settings = Map::new();
@@ -81,20 +82,12 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         settings.insert("title".into(), json!(title));
     }
     settings.insert("mcp".into(), json!(body.mcp.unwrap_or(false)));
-    let made = folders::create(&state.config.docs_dir, &body.name, settings)?;
-    let folder = folder_json(&state, &made, &HashMap::new());
-    Ok((StatusCode::CREATED, Json(json!({ "folder": folder }))).into_response())
-}
-
-/// The body of `PATCH /api/folders/<name>`: each key given changes; `hook` values may be `null`
-/// to drop them (the folder then follows the server's).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FolderChange {
-    pub title: Option<String>,
-    pub mcp: Option<bool>,
-    pub hook: Option<Map<String, Value>>,
-    pub name: Option<String>,
+    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match err {
+        folders::FolderError::Exists(name) => ApiError::new(StatusCode::CONFLICT, format!("already exists: {name}")),
+        other => other.into(),
+    })?;
+    let folder = folder_view(&state, &made, &HashMap::new());
+    Ok((StatusCode::CREATED, Json(FolderAnswer { folder, sync: None })).into_response())
 }
 
 /// Checks a folder's `hook` change as the saved server settings' are checked.
@@ -106,6 +99,10 @@ fn check_hook(hook: &Map<String, Value>) -> ApiResult<()> {
 
 /// `PATCH /api/folders/<name>`: title, MCP switch, hook defaults (unknown keys of `.ragdown.json`
 /// kept), and a rename, which the index follows before the answer.
+#[utoipa::path(patch, path = "/api/folders/{name}", tag = "folders", request_body = FolderChange,
+    params(("name" = String, Path, description = "The folder")),
+    responses((status = 200, body = FolderAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
@@ -168,26 +165,31 @@ pub async fn update(
         })?;
     }
     let mut current = name.clone();
-    let mut sync = Value::Null;
+    let mut sync = None;
     if let Some(new_name) = rename {
         folders::rename(docs_dir, &name, new_name)?;
         current = new_name.to_string();
-        if let Some(engine) = state.engine() {
-            sync = json!(engine.sync(false).await.map_err(ApiError::internal)?);
-        }
+        sync = sync_now(&state).await?;
     }
     let folder = folders::get(docs_dir, &current).ok_or_else(ApiError::not_found)?;
     let files = indexed_files(&state).await?;
-    Ok(Json(json!({ "folder": folder_json(&state, &folder, &files), "sync": sync })).into_response())
+    let folder = folder_view(&state, &folder, &files);
+    Ok(Json(FolderAnswer { folder, sync }).into_response())
 }
 
-/// The query of `DELETE /api/folders/<name>`.
-#[derive(Debug, Deserialize)]
-pub struct Confirm {
-    pub confirm: Option<String>,
+/// Syncs the index now, when it is open.
+async fn sync_now(state: &AppState) -> ApiResult<Option<Sync>> {
+    match state.engine() {
+        Some(engine) => Ok(Some(engine.sync(false).await.map_err(ApiError::internal)?.into())),
+        None => Ok(None),
+    }
 }
 
 /// `DELETE /api/folders/<name>?confirm=<name>`: the folder and everything in it, then the index.
+#[utoipa::path(delete, path = "/api/folders/{name}", tag = "folders",
+    params(("name" = String, Path, description = "The folder"), Confirm),
+    responses((status = 200, body = FolderDeleted), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
 pub async fn remove(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
@@ -195,33 +197,26 @@ pub async fn remove(
 ) -> ApiResult {
     state.writable()?;
     if query.confirm.as_deref() != Some(name.as_str()) {
-        return Err(ApiError::bad_request(format!(
-            "to delete the folder {name:?} and every document in it, repeat its name as confirm"
-        )));
+        return Err(ApiError::bad_request(
+            "confirm must repeat the folder's name: this deletes every file in it",
+        ));
     }
     folders::delete(&state.config.docs_dir, &name)?;
-    let sync = match state.engine() {
-        Some(engine) => json!(engine.sync(false).await.map_err(ApiError::internal)?),
-        None => Value::Null,
-    };
-    Ok(Json(json!({ "name": name, "sync": sync })).into_response())
-}
-
-/// The query of `DELETE /api/loose`.
-#[derive(Debug, Deserialize)]
-pub struct LooseName {
-    pub name: Option<String>,
+    let sync = sync_now(&state).await?;
+    Ok(Json(FolderDeleted { name, sync }).into_response())
 }
 
 /// `DELETE /api/loose?name=`: a Markdown file directly in the docs dir; 404 for anything else.
+#[utoipa::path(delete, path = "/api/loose", tag = "folders", params(LooseName),
+    responses((status = 200, body = LooseDeleted), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn remove_loose(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<LooseName>) -> Response {
     if let Err(err) = state.writable() {
         return err.into_response();
     }
     let name = query.name.unwrap_or_default();
     match folders::delete_loose(&state.config.docs_dir, &name) {
-        None => ApiError::not_found().into_response(),
+        None => ApiError::new(StatusCode::NOT_FOUND, "no such file outside a folder").into_response(),
         Some(Err(err)) => ApiError::internal(format!("could not delete {name}: {err}")).into_response(),
-        Some(Ok(())) => Json(json!({ "name": name })).into_response(),
+        Some(Ok(())) => Json(LooseDeleted { name }).into_response(),
     }
 }

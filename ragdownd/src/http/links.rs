@@ -9,21 +9,14 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::schema::{
+    Backlinks, BacklinksQuery, ErrorBody, MoveBody, Moved, ResolveQuery, Resolved, SearchHit, SearchHits, SearchQuery,
+};
 use super::{AppState, required};
 use crate::tools::{self, MAX_TOP_K, RecallArgs, RecallFormat};
-
-/// The query of `GET /api/search`.
-#[derive(Debug, Deserialize)]
-pub struct SearchQuery {
-    pub folder: Option<String>,
-    pub q: Option<String>,
-    pub tag: Option<String>,
-    pub top_k: Option<String>,
-}
 
 /// Hits `GET /api/search` returns without a `top_k`.
 const DEFAULT_TOP_K: usize = 10;
@@ -34,6 +27,8 @@ fn round4(x: f32) -> f64 {
 
 /// `GET /api/search?folder=&q=&tag=&top_k=`: `{hits:[…]}` with root-relative paths, whole section
 /// texts and similarities to 4 decimals; top_k 10 by default, at most 50.
+#[utoipa::path(get, path = "/api/search", tag = "links", params(SearchQuery),
+    responses((status = 200, body = SearchHits), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<SearchQuery>) -> ApiResult {
     let folder = required(&query.folder, "folder")?;
     let q = required(&query.q, "q")?;
@@ -56,39 +51,31 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
         max_chars: None,
     };
     let hits = tools::find(&scope, &state.tools, &args).await?;
-    let hits: Vec<Value> = hits
+    let hits = hits
         .iter()
         .map(|hit| {
             let chunk = &hit.chunk;
-            let mut value = json!({
-                "path": chunk.path,
-                "title": chunk.title,
-                "heading": chunk.heading,
-                "start_line": chunk.line_start,
-                "end_line": chunk.line_end,
-                "similarity": round4(chunk.similarity),
-                "text": chunk.text,
-                "tags": chunk.tags.split_whitespace().collect::<Vec<_>>(),
-                "mtime_ms": chunk.mtime_ms,
-            });
-            if !chunk.created_by.is_empty() {
-                value["created_by"] = json!(chunk.created_by);
+            SearchHit {
+                path: chunk.path.clone(),
+                title: chunk.title.clone(),
+                heading: chunk.heading.clone(),
+                start_line: chunk.line_start,
+                end_line: chunk.line_end,
+                similarity: round4(chunk.similarity),
+                text: chunk.text.clone(),
+                tags: chunk.tags.split_whitespace().map(str::to_string).collect(),
+                mtime_ms: chunk.mtime_ms,
+                created_by: (!chunk.created_by.is_empty()).then(|| chunk.created_by.clone()),
             }
-            value
         })
         .collect();
-    Ok(Json(json!({ "hits": hits })).into_response())
-}
-
-/// The query of `GET /api/resolve`.
-#[derive(Debug, Deserialize)]
-pub struct ResolveQuery {
-    pub from: Option<String>,
-    pub link: Option<String>,
+    Ok(Json(SearchHits { hits }).into_response())
 }
 
 /// `GET /api/resolve?from=&link=`: `{path, anchor?}` for a link written in the document `from`,
 /// attachments included; 404 when nothing matches.
+#[utoipa::path(get, path = "/api/resolve", tag = "links", params(ResolveQuery),
+    responses((status = 200, body = Resolved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<ResolveQuery>) -> ApiResult {
     let from = required(&query.from, "from")?;
     let link = required(&query.link, "link")?;
@@ -100,47 +87,32 @@ pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
             format!("no document or file matches {}", json!(link)),
         ));
     };
-    let mut out = json!({ "path": scope.to_root_path(&path) });
-    if let Some(anchor) = anchor {
-        out["anchor"] = json!(anchor);
-    }
-    Ok(Json(out).into_response())
-}
-
-/// The query of `GET /api/backlinks`.
-#[derive(Debug, Deserialize)]
-pub struct BacklinksQuery {
-    pub path: Option<String>,
+    let path = scope.to_root_path(&path);
+    Ok(Json(Resolved { path, anchor }).into_response())
 }
 
 /// `GET /api/backlinks?path=`: as `ragdown_backlinks` in the document's folder, with root-relative
 /// paths.
+#[utoipa::path(get, path = "/api/backlinks", tag = "links", params(BacklinksQuery),
+    responses((status = 200, body = Backlinks), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn backlinks(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<BacklinksQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
     let (scope, rel) = state.in_folder(path)?;
-    let mut found = tools::links_to(&scope, &rel).await?;
-    if let Some(path) = found["path"].as_str() {
-        found["path"] = json!(scope.to_root_path(path));
-    }
-    if let Some(list) = found["backlinks"].as_array_mut() {
-        for entry in list {
-            if let Some(path) = entry["path"].as_str() {
-                entry["path"] = json!(scope.to_root_path(path));
-            }
-        }
+    let found = tools::links_to(&scope, &rel).await?;
+    let mut found: Backlinks =
+        serde_json::from_value(found).map_err(|err| ApiError::internal(format!("backlinks: {err}")))?;
+    found.path = scope.to_root_path(&found.path);
+    for entry in &mut found.backlinks {
+        entry.path = scope.to_root_path(&entry.path);
     }
     Ok(Json(found).into_response())
 }
 
-/// The body of `POST /api/move`.
-#[derive(Debug, Deserialize)]
-pub struct MoveBody {
-    pub from: Option<String>,
-    pub to: Option<String>,
-}
-
 /// `POST /api/move {from, to}`: a document or subfolder within its folder, with every link to it
 /// rewritten: `{from, to, updated, sync}`. Links do not cross folders, so neither does a move.
+#[utoipa::path(post, path = "/api/move", tag = "links", request_body = MoveBody,
+    responses((status = 200, body = Moved), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn move_doc(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<MoveBody>) -> ApiResult {
     state.writable()?;
     let from = required(&body.from, "from")?;
@@ -154,11 +126,11 @@ pub async fn move_doc(State(state): State<Arc<AppState>>, JsonBody(body): JsonBo
     }
     let moved = tools::move_doc::move_path(&scope, &from_rel, &to_rel).await?;
     let updated: Vec<String> = moved.updated.iter().map(|p| scope.to_root_path(p)).collect();
-    Ok(Json(json!({
-        "from": scope.to_root_path(&moved.from),
-        "to": scope.to_root_path(&moved.to),
-        "updated": updated,
-        "sync": moved.sync,
-    }))
+    Ok(Json(Moved {
+        from: scope.to_root_path(&moved.from),
+        to: scope.to_root_path(&moved.to),
+        updated,
+        sync: moved.sync.into(),
+    })
     .into_response())
 }

@@ -12,6 +12,8 @@
 //! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
 //! - [`mcp`]: the MCP routes.
+//! - [`schema`] and [`openapi`]: the wire types and the OpenAPI description made from them
+//!   (`GET /api/openapi.json`).
 //!
 //! Connections are served by hyper directly rather than `axum::serve`, so that an idle keep-alive
 //! connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT_MS` (axum's own loop has no such setting).
@@ -22,6 +24,8 @@ pub mod error;
 pub mod folders;
 pub mod links;
 pub mod mcp;
+pub mod openapi;
+pub mod schema;
 pub mod settings;
 pub mod status;
 
@@ -165,6 +169,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require));
     Router::new()
         .route("/api/status", get(status::status))
+        .route("/api/openapi.json", get(openapi::serve))
         .merge(api)
         .route("/mcp", any(mcp::bare))
         .route("/mcp/", any(mcp::bare))

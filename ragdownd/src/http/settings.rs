@@ -15,10 +15,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, JsonBody};
+use super::schema::{ErrorBody, SettingsAnswer, SettingsPatch};
 use crate::embed::SharedEmbedder;
 use crate::embed::select;
 use crate::launch::{embedder_choice, open_engine_with};
@@ -30,6 +31,9 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(2);
 /// `PATCH /api/settings`: saves a checked change (`null` reverts a value to its variable) and
 /// applies it at once; answers `{settings}` as `/api/status` shows them. A new embedder that
 /// cannot load is a 400 and nothing changes; in a reader, an embedder change is a 409.
+#[utoipa::path(patch, path = "/api/settings", tag = "settings", request_body = SettingsPatch,
+    responses((status = 200, body = SettingsAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read")))]
 pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<Value>) -> ApiResult {
     state.writable()?;
     let patch = Patch::parse(&body).map_err(ApiError::bad_request)?;
@@ -59,7 +63,8 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
     };
     layered.save(&patch)?;
     reconcile(&state, loaded).await?;
-    Ok(Json(json!({ "settings": super::status::settings_json(&state) })).into_response())
+    let settings = super::status::settings_view(&state);
+    Ok(Json(SettingsAnswer { settings }).into_response())
 }
 
 /// Loads the embedder `values` name, with the configuration's model cache and endpoints.

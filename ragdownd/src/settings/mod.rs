@@ -19,8 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use serde_json::{Value, json};
-
 use crate::search::SearchSettings;
 pub use file::FileError;
 pub use hook::{Gates, HookDefaults, HookOverrides, Layers, MAX_TOP_K};
@@ -68,25 +66,6 @@ impl Values {
                 max_chars: saved.hook.max_chars.unwrap_or(self.hook.max_chars),
             },
         }
-    }
-
-    /// As `/api/status` shows them; a hook gate that follows the embedder is `null`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "embedder": self.embedder,
-            "watch": self.watch,
-            "root_mcp": self.root_mcp,
-            "text_limit": self.text_limit,
-            "max_per_document": self.search.max_per_document,
-            "follow_links": self.search.follow_links,
-            "query_log": self.query_log,
-            "hook": {
-                "top_k": self.hook.top_k,
-                "min_score": self.hook.min_score,
-                "min_ratio": self.hook.min_ratio,
-                "max_chars": self.hook.max_chars,
-            },
-        })
     }
 }
 
@@ -223,23 +202,12 @@ impl Settings {
     pub fn saved_path(&self) -> Option<&Path> {
         self.saved_path.as_deref()
     }
-
-    /// The `settings` object of `/api/status`: the values in effect, and beside them `saved`
-    /// (what the file sets), `env` (what the variables say) and `saved_error` (why the file is
-    /// ignored, when it is).
-    pub fn status_json(&self) -> Value {
-        let (saved, error) = self.refresh();
-        let mut out = self.env.with_saved(&saved).to_json();
-        out["saved"] = saved.to_json();
-        out["env"] = self.env.to_json();
-        out["saved_error"] = json!(error);
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     fn env() -> Values {
         Values {

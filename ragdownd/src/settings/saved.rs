@@ -5,7 +5,7 @@
 //! someone may have edited by hand: a value of the wrong type or out of range is left out with a
 //! warning, never an error. A change ([`Patch`]) is checked whole before anything is written.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::hook::{HookOverrides, MAX_TOP_K};
 
@@ -76,45 +76,6 @@ impl SavedSettings {
             hook: HookOverrides::from_json(object.get("hook"), where_),
         }
     }
-
-    /// The saved values as `/api/status` shows them: only what is set.
-    pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        let mut put = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                out.insert(key.into(), value);
-            }
-        };
-        put("embedder", self.embedder.clone().map(Value::from));
-        put("watch", self.watch.map(Value::from));
-        put("root_mcp", self.root_mcp.map(Value::from));
-        put("text_limit", self.text_limit.map(Value::from));
-        put("max_per_document", self.max_per_document.map(Value::from));
-        put("query_log", self.query_log.map(Value::from));
-        let hook = hook_json(&self.hook);
-        if hook.as_object().is_some_and(|h| !h.is_empty()) {
-            put("hook", Some(hook));
-        }
-        Value::Object(out)
-    }
-}
-
-/// A hook layer as JSON, leaving out what it does not set.
-pub fn hook_json(hook: &HookOverrides) -> Value {
-    let mut out = Map::new();
-    if let Some(n) = hook.top_k {
-        out.insert("top_k".into(), json!(n));
-    }
-    if let Some(n) = hook.min_score {
-        out.insert("min_score".into(), json!(n));
-    }
-    if let Some(n) = hook.min_ratio {
-        out.insert("min_ratio".into(), json!(n));
-    }
-    if let Some(n) = hook.max_chars {
-        out.insert("max_chars".into(), json!(n));
-    }
-    Value::Object(out)
 }
 
 /// A checked change to the saved settings: each entry sets a key (`Some`) or removes it (`None`,
@@ -241,6 +202,7 @@ fn check_hook(name: &str, value: &Value) -> Result<Option<Value>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn saved_values_of_the_wrong_type_are_left_out() {
@@ -256,11 +218,6 @@ mod tests {
         );
         assert_eq!((saved.max_per_document, saved.query_log), (Some(3), Some(true)));
         assert_eq!((saved.hook.top_k, saved.hook.min_ratio), (Some(2), Some(0.5)));
-        assert_eq!(
-            saved.to_json(),
-            json!({"embedder": "minilm", "root_mcp": true, "max_per_document": 3, "query_log": true,
-                   "hook": {"top_k": 2, "min_ratio": 0.5}})
-        );
     }
 
     #[test]

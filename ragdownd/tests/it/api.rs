@@ -409,3 +409,19 @@ async fn folders_are_listed_made_changed_renamed_and_deleted() {
     assert_eq!(loose.json(), json!({"name": "loose.md"}));
     assert!(!api.path("loose.md").exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_description_is_served_open_and_is_the_committed_file() {
+    let api = Api::start(&[]).await;
+    let served = api.call("GET", "/api/openapi.json", None, None).await;
+    assert_eq!(served.status, 200);
+    assert_eq!(served.header("content-type"), Some("application/json"));
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json")).unwrap();
+    assert_eq!(served.text(), committed);
+    // Every route the router answers is described.
+    let doc = served.json();
+    assert_eq!(
+        doc["paths"]["/api/doc"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/SaveBody"
+    );
+}
