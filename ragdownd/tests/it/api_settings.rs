@@ -81,6 +81,10 @@ async fn a_saved_setting_applies_at_once_and_null_reverts_it() {
     assert!(short.contains("[clipped: 20 of 26 characters"), "{short:?}");
     let usage = api.send("GET", "/api/query-log", None).await.json();
     assert!(usage.to_string().contains("restic restore"), "{usage}");
+    let cleared = api.send("DELETE", "/api/query-log", None).await;
+    assert_eq!(cleared.json(), json!({"cleared": true}));
+    let usage = api.send("GET", "/api/query-log", None).await.json();
+    assert!(!usage.to_string().contains("restic restore"), "{usage}");
 
     // Unknown keys of the file are kept; null reverts; an emptied file is removed.
     let mut file = saved(&api).unwrap();
