@@ -11,12 +11,17 @@ use crate::support::{serve, write};
 
 const TOKEN: &str = "api-token";
 
+/// An HTTP client of one server.
+pub struct ApiClient {
+    pub base: String,
+}
+
 /// A `serve` on a temp vault, with a folder outside the docs dir that nothing may touch.
 pub struct Api {
-    pub base: String,
+    pub client: ApiClient,
     pub docs: tempfile::TempDir,
     pub outside: tempfile::TempDir,
-    _data: tempfile::TempDir,
+    pub data: tempfile::TempDir,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -59,58 +64,15 @@ impl Answer {
     }
 }
 
-impl Api {
-    pub async fn start(extra: &[&str]) -> Self {
-        let docs = tempfile::tempdir().unwrap();
-        let data = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        let root = docs.path();
-        write(
-            root,
-            "ops/.ragdown.json",
-            r#"{"title":"Operations","mcp":true,"colour":"teal"}"#,
-        );
-        write(
-            root,
-            "ops/backups.md",
-            "---\ntags: [infra]\naliases: [Restores]\n---\n# Backups\n\nNightly restic to the NAS.\n\n## Restore\n\nRun restic restore latest.\n",
-        );
-        write(
-            root,
-            "ops/db/postgres.md",
-            "# Postgres\n\nSee [[Backups#Restore]] and ![[diagram.png]].\nAlso [the backups](../backups.md).\n",
-        );
-        write(root, "ops/img/diagram.png", "\u{89}PNG fake");
-        write(root, "ops/crlf.md", "# CRLF\r\n\r\nWindows lines.\r\n");
-        write(root, "private/secret.md", "# Secret\n\nHuman only.\n");
-        write(root, "loose.md", "# Loose\n");
-        write(outside.path(), "secret.md", "# Outside\n\nMust never be read.\n");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(outside.path(), root.join("ops/linkdir")).unwrap();
-        let (base, stop) = serve(root, data.path(), TOKEN, extra).await;
-        let api = Self {
-            base,
-            docs,
-            outside,
-            _data: data,
-            stop: Some(stop),
-        };
-        api.wait_ready().await;
-        api
-    }
+impl std::ops::Deref for Api {
+    type Target = ApiClient;
 
-    pub fn root(&self) -> &Path {
-        self.docs.path()
+    fn deref(&self) -> &ApiClient {
+        &self.client
     }
+}
 
-    pub fn path(&self, rel: &str) -> PathBuf {
-        self.root().join(rel)
-    }
-
-    pub fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
+impl ApiClient {
     /// Waits for the first index to finish.
     pub async fn wait_ready(&self) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -178,6 +140,64 @@ impl Api {
         })
         .await
         .unwrap()
+    }
+}
+
+impl Api {
+    pub async fn start(extra: &[&str]) -> Self {
+        let docs = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = docs.path();
+        write(
+            root,
+            "ops/.ragdown.json",
+            r#"{"title":"Operations","mcp":true,"colour":"teal"}"#,
+        );
+        write(
+            root,
+            "ops/backups.md",
+            "---\ntags: [infra]\naliases: [Restores]\n---\n# Backups\n\nNightly restic to the NAS.\n\n## Restore\n\nRun restic restore latest.\n",
+        );
+        write(
+            root,
+            "ops/db/postgres.md",
+            "# Postgres\n\nSee [[Backups#Restore]] and ![[diagram.png]].\nAlso [the backups](../backups.md).\n",
+        );
+        write(root, "ops/img/diagram.png", "\u{89}PNG fake");
+        write(root, "ops/crlf.md", "# CRLF\r\n\r\nWindows lines.\r\n");
+        write(root, "private/secret.md", "# Secret\n\nHuman only.\n");
+        write(root, "loose.md", "# Loose\n");
+        write(outside.path(), "secret.md", "# Outside\n\nMust never be read.\n");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), root.join("ops/linkdir")).unwrap();
+        let (base, stop) = serve(root, data.path(), TOKEN, extra).await;
+        let api = Self {
+            client: ApiClient { base },
+            docs,
+            outside,
+            data,
+            stop: Some(stop),
+        };
+        api.wait_ready().await;
+        api
+    }
+
+    /// A client of another server (its dirs belong to whoever started it).
+    pub fn at(base: &str) -> ApiClient {
+        ApiClient { base: base.to_string() }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.docs.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
 
     /// Every file under the docs dir and the outside dir with its bytes, to prove a refused

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::Api;
+use crate::api::{Api, ApiClient};
 use crate::support::cache_dir;
 
 const SAVED: &str = ".ragdown-server.json";
@@ -17,12 +17,12 @@ fn saved(api: &Api) -> Option<Value> {
         .map(|text| serde_json::from_str(&text).unwrap())
 }
 
-async fn status(api: &Api) -> Value {
+async fn status(api: &ApiClient) -> Value {
     api.call("GET", "/api/status", None, None).await.json()
 }
 
 /// Polls the status until `done` holds.
-async fn status_until(api: &Api, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+async fn status_until(api: &ApiClient, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let now = status(api).await;
@@ -276,4 +276,54 @@ async fn read_only_refuses_writes_but_not_a_folders_settings() {
         json!({"title": "Ops", "mcp": false, "colour": "teal", "hook": {"top_k": 3}})
     );
     assert_eq!(status(&api).await["read_only"], true);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reader_refuses_an_embedder_change_and_keeps_the_primarys_settings_file() {
+    let api = Api::start(&[]).await;
+    let (base, _stop) = crate::support::serve(api.root(), api.data.path(), "api-token", &[]).await;
+    let reader = Api::at(&base);
+    let status = status_until(&reader, "the second server opens as a reader", |s| s["ready"] == true).await;
+    assert_eq!(status["role"], "reader", "{status}");
+    let refused = reader
+        .send("PATCH", "/api/settings", Some(json!({"embedder": "minilm"})))
+        .await;
+    assert_eq!(
+        refused.error(409),
+        "this process only reads the index: change the embedder where it is built"
+    );
+    assert_eq!(saved(&api), None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_answers_when_the_index_cannot_open_and_the_rest_says_it_is_loading() {
+    let docs = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    crate::support::write(docs.path(), "ops/a.md", "# A\n");
+    let args = [
+        "ragdownd",
+        "serve",
+        "--docs",
+        docs.path().to_str().unwrap(),
+        "--data",
+        data.path().to_str().unwrap(),
+        "--embedder",
+        "no-such-model",
+        "--token",
+        "api-token",
+    ];
+    let (base, _stop) = crate::support::serve_args(&args, data.path()).await;
+    let api = Api::at(&base);
+    let now = status_until(&api, "the load error is reported", |s| s["error"].is_string()).await;
+    assert_eq!(now["ready"], false);
+    assert!(now["error"].as_str().unwrap().contains("no-such-model"), "{now}");
+    assert_eq!(
+        now["settings"]["text_limit"], 2000,
+        "the settings are shown all the same"
+    );
+    let folders = api.send("GET", "/api/folders", None).await;
+    assert_eq!(folders.status, 200, "{}", folders.text());
+    assert_eq!(folders.json()["folders"][0]["name"], "ops");
+    let doc = api.send("GET", "/api/doc?path=ops/a.md", None).await;
+    assert_eq!(doc.error(503), "The index is still loading; retry shortly");
 }
