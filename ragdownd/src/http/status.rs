@@ -24,14 +24,14 @@ fn embedders() -> BTreeMap<String, EmbedderFloors> {
         .iter()
         .map(|spec| {
             let floors = EmbedderFloors {
-                min_score: f64::from(spec.min_score.unwrap_or(registry::DEFAULT_MIN_SCORE)),
-                unrelated_score: spec.unrelated_score.map(f64::from),
+                min_score: decimal(spec.min_score.unwrap_or(registry::DEFAULT_MIN_SCORE)),
+                unrelated_score: spec.unrelated_score.map(decimal),
             };
             (spec.name.to_string(), floors)
         })
         .collect();
     let hash = EmbedderFloors {
-        min_score: f64::from(registry::DEFAULT_MIN_SCORE),
+        min_score: decimal(registry::DEFAULT_MIN_SCORE),
         unrelated_score: None,
     };
     out.insert("hash".into(), hash);
