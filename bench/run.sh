@@ -2,6 +2,7 @@
 # Runs the benchmark workloads in a release build and writes their results to bench/results/.
 #
 #   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k chunks (hash),
+#                           # a search's time by stage at 10k, 42k and 105k chunks (hash),
 #                           # then the retrieval-quality workload (bench/retrieval.sh)
 #
 # Release builds go to their own target directory ($RAGDOWN_CACHE/target-release), so they never
@@ -12,7 +13,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 "$ROOT/scripts/install-ort.sh" >/dev/null
 "$ROOT/scripts/install-model.sh" minilm >/dev/null
-(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench)
+(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench --bin search-breakdown)
 BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
 DAY=$(date -u +%Y-%m-%d)
 OUT="$ROOT/bench/results/$DAY-index.jsonl"
@@ -41,6 +42,13 @@ run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries
 run runbooks-minilm-2-threads --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads 2 --queries "$WORK/runbook-queries.txt"
 run runbooks-hash --docs "$WORK/runbooks" --embedder hash --runs 5 --queries "$WORK/runbook-queries.txt"
 run runbooks-10k-hash --docs "$WORK/runbooks" --embedder hash --runs 3 --copies 50 --queries "$WORK/runbook-queries.txt"
+# Where a search's time goes, stage by stage, at 10,500, 42,000 and 105,000 chunks (hash).
+BREAKDOWN="$ROOT/bench/results/$DAY-search-breakdown.jsonl"
+: > "$BREAKDOWN"
+for copies in 50 200 500; do
+    log "search-breakdown --copies $copies"
+    "$CARGO_TARGET_DIR/release/search-breakdown" --copies "$copies" --reps 2 2>/dev/null >> "$BREAKDOWN"
+done
 # The batch-size sweep behind embedd's default token budget.
 SWEEP="$ROOT/bench/results/$DAY-batch-sweep.jsonl"
 : > "$SWEEP"
