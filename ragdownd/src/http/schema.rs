@@ -395,6 +395,9 @@ pub struct SettingsView {
     pub env: ValuesView,
     /// Why `.ragdown-server.json` is ignored, when it is.
     pub saved_error: Option<String>,
+    /// Folders whose `.ragdown.json` cannot be read, with why: they run with the defaults
+    /// (titled by name, MCP off) until it is fixed.
+    pub folder_errors: BTreeMap<String, String>,
     pub embedders: BTreeMap<String, EmbedderFloors>,
 }
 

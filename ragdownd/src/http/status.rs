@@ -82,6 +82,19 @@ fn saved_view(saved: &SavedSettings) -> SavedView {
     }
 }
 
+/// Each folder whose `.ragdown.json` is there but not a JSON object, with why.
+fn folder_errors(docs_dir: &std::path::Path) -> BTreeMap<String, String> {
+    crate::folders::list(docs_dir)
+        .into_iter()
+        .filter_map(|folder| {
+            let path = docs_dir.join(&folder.name).join(crate::settings::FOLDER_SETTINGS_FILE);
+            crate::settings::file::read_object(&path)
+                .err()
+                .map(|reason| (folder.name, format!("{}: {reason}", crate::settings::FOLDER_SETTINGS_FILE)))
+        })
+        .collect()
+}
+
 /// The `settings` of `/api/status` and `PATCH /api/settings`: the values in effect (with the
 /// loaded embedder's own gates where none is set), `saved`, `env`, and every known embedder's
 /// floors.
@@ -101,6 +114,7 @@ pub fn settings_view(state: &AppState) -> SettingsView {
         saved: saved_view(&saved),
         env: values_view(layered.env()),
         saved_error: layered.saved_error(),
+        folder_errors: folder_errors(&state.config.docs_dir),
         embedders: embedders(),
     }
 }

@@ -167,6 +167,14 @@ async fn hand_edits_are_followed_and_a_broken_file_is_reported() {
     assert_eq!(refused.status, 409, "{}", refused.text());
     assert_eq!(std::fs::read_to_string(api.path(SAVED)).unwrap(), "{broken");
     assert!(!recall(&api, "restic").await.is_empty(), "the server keeps answering");
+
+    // A folder's broken settings file is reported too, and the folder runs with the defaults.
+    assert_eq!(status(&api).await["settings"]["folder_errors"], json!({}));
+    std::fs::write(api.path("ops/.ragdown.json"), "{\"mcp\": tru").unwrap();
+    let now = status(&api).await;
+    assert!(now["settings"]["folder_errors"]["ops"].as_str().unwrap().contains(".ragdown.json"), "{now}");
+    let folders = api.send("GET", "/api/folders", None).await.json();
+    assert_eq!(folders["folders"][0]["mcp"], false, "{folders}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
