@@ -30,7 +30,8 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(2);
 
 /// `PATCH /api/settings`: saves a checked change (`null` reverts a value to its variable) and
 /// applies it at once; answers `{settings}` as `/api/status` shows them. A new embedder that
-/// cannot load is a 400 and nothing changes; in a reader, an embedder change is a 409.
+/// cannot load is a 400 and nothing changes; in a reader, an embedder change is a 409. One that
+/// loads is saved and answered at once; the index is rebuilt with it right after.
 #[utoipa::path(patch, path = "/api/settings", tag = "settings", request_body = SettingsPatch,
     responses((status = 200, body = SettingsAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read")))]
@@ -62,7 +63,22 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         None
     };
     layered.save(&patch)?;
-    reconcile(&state, loaded).await?;
+    match loaded {
+        // The switch waits for a sync in flight (a first index can take a while), so it runs
+        // after the answer; `/api/status` shows the new embedder and the rebuild's progress.
+        Some(embedder) => {
+            drop(_changing);
+            let switching = state.clone();
+            tokio::spawn(async move {
+                let _changing = switching.changing.lock().await;
+                if let Err(err) = reconcile(&switching, Some((next, embedder))).await {
+                    tracing::error!("cannot switch the embedder: {}", err.message);
+                    switching.set_load_error(err.message);
+                }
+            });
+        }
+        None => reconcile(&state, None).await?,
+    }
     let settings = super::status::settings_view(&state);
     Ok(Json(SettingsAnswer { settings }).into_response())
 }
@@ -76,8 +92,9 @@ async fn load(state: &AppState, values: &Values) -> Result<SharedEmbedder, Strin
 }
 
 /// Brings the server in line with the settings in effect: the query log, the watcher, and the
-/// embedder (`loaded` when the caller has loaded it already). Call with `changing` held.
-async fn reconcile(state: &AppState, loaded: Option<SharedEmbedder>) -> ApiResult<()> {
+/// embedder (`loaded` when the caller has loaded it already, with the name it was loaded for; it
+/// is used only if that is still the one in effect). Call with `changing` held.
+async fn reconcile(state: &AppState, loaded: Option<(Option<String>, SharedEmbedder)>) -> ApiResult<()> {
     let current = state.tools.current();
     let Some(applied) = state.applied() else {
         return Ok(());
@@ -86,8 +103,8 @@ async fn reconcile(state: &AppState, loaded: Option<SharedEmbedder>) -> ApiResul
         return Ok(());
     }
     if current.embedder != applied.embedder {
-        let embedder = match loaded {
-            Some(embedder) => embedder,
+        let embedder = match loaded.filter(|(name, _)| *name == current.embedder) {
+            Some((_, embedder)) => embedder,
             None => match load(state, &current).await {
                 Ok(embedder) => embedder,
                 Err(err) => {

@@ -88,9 +88,12 @@ fn folder_errors(docs_dir: &std::path::Path) -> BTreeMap<String, String> {
         .into_iter()
         .filter_map(|folder| {
             let path = docs_dir.join(&folder.name).join(crate::settings::FOLDER_SETTINGS_FILE);
-            crate::settings::file::read_object(&path)
-                .err()
-                .map(|reason| (folder.name, format!("{}: {reason}", crate::settings::FOLDER_SETTINGS_FILE)))
+            crate::settings::file::read_object(&path).err().map(|reason| {
+                (
+                    folder.name,
+                    format!("{}: {reason}", crate::settings::FOLDER_SETTINGS_FILE),
+                )
+            })
         })
         .collect()
 }

@@ -172,7 +172,13 @@ async fn hand_edits_are_followed_and_a_broken_file_is_reported() {
     assert_eq!(status(&api).await["settings"]["folder_errors"], json!({}));
     std::fs::write(api.path("ops/.ragdown.json"), "{\"mcp\": tru").unwrap();
     let now = status(&api).await;
-    assert!(now["settings"]["folder_errors"]["ops"].as_str().unwrap().contains(".ragdown.json"), "{now}");
+    assert!(
+        now["settings"]["folder_errors"]["ops"]
+            .as_str()
+            .unwrap()
+            .contains(".ragdown.json"),
+        "{now}"
+    );
     let folders = api.send("GET", "/api/folders", None).await.json();
     assert_eq!(folders["folders"][0]["mcp"], false, "{folders}");
 }
