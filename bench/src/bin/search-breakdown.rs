@@ -26,6 +26,10 @@ struct Cli {
     /// Times each question is run.
     #[arg(long, default_value_t = 3)]
     reps: usize,
+    /// Then build a vector index (IVF_HNSW_SQ) and time the dense pool again, with how much of
+    /// the exact top 8 it still finds.
+    #[arg(long)]
+    vector_index: bool,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -58,7 +62,7 @@ async fn main() -> anyhow::Result<()> {
     let index_s = started.elapsed().as_secs_f64();
     let store = engine.store();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
-    let mut stages: Vec<(&str, Vec<f64>)> = ["embed", "dense", "lexical", "superseded", "names", "whole"]
+    let mut stages: Vec<(&str, Vec<f64>)> = ["embed", "dense", "dense_ids", "lexical", "superseded", "names", "whole"]
         .into_iter()
         .map(|s| (s, Vec::new()))
         .collect();
@@ -77,14 +81,17 @@ async fn main() -> anyhow::Result<()> {
             store.dense(&vector, None, 32).await?;
             stages[1].1.push(ms(t));
             let t = Instant::now();
-            store.lexical(query, None, 32).await?;
+            store.dense_ids(&vector, 32).await?;
             stages[2].1.push(ms(t));
             let t = Instant::now();
-            store.superseded().await?;
+            store.lexical(query, None, 32).await?;
             stages[3].1.push(ms(t));
             let t = Instant::now();
-            search::aliased_documents(store, query).await?;
+            store.superseded().await?;
             stages[4].1.push(ms(t));
+            let t = Instant::now();
+            search::aliased_documents(store, query).await?;
+            stages[5].1.push(ms(t));
             let request = SearchRequest {
                 query,
                 limit: 8,
@@ -95,8 +102,40 @@ async fn main() -> anyhow::Result<()> {
             };
             let t = Instant::now();
             search::search_with(store, embedder.as_ref(), &request, &options).await?;
-            stages[5].1.push(ms(t));
+            stages[6].1.push(ms(t));
         }
+    }
+    let mut indexed = json!(null);
+    if cli.vector_index {
+        let mut exact = Vec::new();
+        for question in &generated.questions {
+            let vector = embedder
+                .embed(vec![question.q.clone()], TextKind::Query)
+                .await?
+                .pop()
+                .unwrap_or_default();
+            let ids: Vec<String> = store.dense(&vector, None, 8).await?.into_iter().map(|c| c.id).collect();
+            exact.push((vector, ids));
+        }
+        let t = Instant::now();
+        store.create_vector_index().await?;
+        let build_s = t.elapsed().as_secs_f64();
+        let (mut times, mut found, mut total) = (Vec::new(), 0usize, 0usize);
+        for _ in 0..cli.reps {
+            for (vector, ids) in &exact {
+                let t = Instant::now();
+                let got = store.dense(vector, None, 32).await?;
+                times.push(ms(t));
+                let top: Vec<&str> = got.iter().take(8).map(|c| c.id.as_str()).collect();
+                found += ids.iter().filter(|id| top.contains(&id.as_str())).count();
+                total += ids.len();
+            }
+        }
+        indexed = json!({
+            "build_s": (build_s * 10.0).round() / 10.0,
+            "dense": summary(times),
+            "recall_at_8": (found as f64 / total.max(1) as f64 * 1000.0).round() / 1000.0,
+        });
     }
     let mut out = json!({
         "copies": cli.copies,
@@ -108,6 +147,7 @@ async fn main() -> anyhow::Result<()> {
     for (stage, times) in stages {
         out[stage] = summary(times);
     }
+    out["with_vector_index"] = indexed;
     println!("{out}");
     Ok(())
 }

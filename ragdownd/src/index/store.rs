@@ -372,6 +372,40 @@ impl Store {
         Ok(())
     }
 
+    /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.
+    /// Not used by the server yet: `search-breakdown --vector-index` measures what it would
+    /// give (speed, and overlap with the exact top-k) before it is made part of `optimize`.
+    pub async fn create_vector_index(&self) -> Result<()> {
+        let builder = lancedb::index::vector::IvfHnswSqIndexBuilder::default().distance_type(DistanceType::Cosine);
+        self.table
+            .create_index(&["vector"], Index::IvfHnswSq(builder))
+            .execute()
+            .await?;
+        Ok(())
+    }
+
+    /// The ids alone of the `limit` nearest chunks: [`Store::dense`] without reading the hits'
+    /// other columns, so `search-breakdown` can tell the scan's cost from the rest.
+    pub async fn dense_ids(&self, query: &[f32], limit: usize) -> Result<Vec<String>> {
+        let batches: Vec<RecordBatch> = self
+            .table
+            .query()
+            .nearest_to(query)?
+            .distance_type(DistanceType::Cosine)
+            .select(Select::columns(&["id"]))
+            .limit(limit)
+            .execute()
+            .await?
+            .try_collect()
+            .await?;
+        let mut out = Vec::new();
+        for batch in &batches {
+            let ids = strings(batch, "id")?;
+            out.extend((0..batch.num_rows()).map(|row| ids.value(row).to_string()));
+        }
+        Ok(out)
+    }
+
     /// Number of rows.
     pub async fn count(&self) -> Result<usize> {
         Ok(self.table.count_rows(None).await?)
@@ -750,6 +784,35 @@ mod tests {
             store.optimize().await.unwrap();
         }
         assert_eq!(store.count().await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_ids_of_the_nearest_are_the_dense_pools_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), 4, false).await.unwrap();
+        let mut rows = Vec::new();
+        let mut paths = Vec::new();
+        for (i, vector) in [[1.0, 0.0, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]
+            .iter()
+            .enumerate()
+        {
+            let path = format!("d{i}.md");
+            let mut chunk = row(&path, i);
+            chunk.vector = vector.to_vec();
+            rows.push(chunk);
+            paths.push(path);
+        }
+        store.apply(&paths, rows).await.unwrap();
+        let query = [0.9, 0.1, 0.0, 0.0];
+        let dense: Vec<String> = store
+            .dense(&query, None, 2)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(dense, ["d0.md#0@0", "d1.md#0@1"]);
+        assert_eq!(store.dense_ids(&query, 2).await.unwrap(), dense);
     }
 
     #[tokio::test]
