@@ -21,7 +21,7 @@ use super::schema::{
 use super::{AppState, encode_segment};
 use crate::folders::{self, Folder};
 use crate::index::store::FileState;
-use crate::settings::saved::HOOK_KEYS;
+use crate::settings::Patch;
 
 /// A folder as the API shows it, with its counts from the index.
 fn folder_view(state: &AppState, folder: &Folder, files: &HashMap<String, FileState>) -> FolderView {
@@ -90,11 +90,10 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
     Ok((StatusCode::CREATED, Json(FolderAnswer { folder, sync: None })).into_response())
 }
 
-/// Checks a folder's `hook` change as the saved server settings' are checked.
-fn check_hook(hook: &Map<String, Value>) -> ApiResult<()> {
-    let patch = json!({ "hook": hook });
-    crate::settings::Patch::parse(&patch).map_err(ApiError::bad_request)?;
-    Ok(())
+/// A folder's `hook` change, checked as the saved server settings' are and applied the same way
+/// (`null` drops a value, an emptied `hook` goes).
+fn hook_patch(hook: &Map<String, Value>) -> ApiResult<Patch> {
+    Patch::parse(&json!({ "hook": hook })).map_err(ApiError::bad_request)
 }
 
 /// `PATCH /api/folders/<name>`: title, MCP switch, hook defaults (unknown keys of `.ragdown.json`
@@ -119,9 +118,7 @@ pub async fn update(
     if rename.is_some() {
         state.writable()?;
     }
-    if let Some(hook) = &change.hook {
-        check_hook(hook)?;
-    }
+    let hook = change.hook.as_ref().map(hook_patch).transpose()?;
     if let Some(title) = &change.title
         && title.chars().count() > 200
     {
@@ -139,28 +136,8 @@ pub async fn update(
             if let Some(mcp) = change.mcp {
                 settings.insert("mcp".into(), json!(mcp));
             }
-            if let Some(hook) = &change.hook {
-                let mut saved = settings
-                    .get("hook")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                for key in HOOK_KEYS {
-                    match hook.get(key) {
-                        Some(Value::Null) => {
-                            saved.remove(key);
-                        }
-                        Some(value) => {
-                            saved.insert(key.into(), value.clone());
-                        }
-                        None => {}
-                    }
-                }
-                if saved.is_empty() {
-                    settings.remove("hook");
-                } else {
-                    settings.insert("hook".into(), Value::Object(saved));
-                }
+            if let Some(hook) = &hook {
+                hook.apply(settings);
             }
         })?;
     }
