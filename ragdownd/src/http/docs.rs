@@ -16,7 +16,7 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde_json::Value;
 
-use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
+use super::error::{ApiError, ApiQuery, ApiResult, JsonBody, MAX_DOC_BYTES};
 use super::schema::{Deleted, Doc, DocInfo, DocList, DocsQuery, ErrorBody, PathQuery, SaveBody, Saved};
 use super::{AppState, required};
 use crate::documents::content_hash;
@@ -110,7 +110,7 @@ pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "Exists, or `code: changed`: not the version read"),
         (status = 413, body = ErrorBody)))]
-pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SaveBody>) -> ApiResult {
+pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SaveBody, MAX_DOC_BYTES>) -> ApiResult {
     state.writable()?;
     let (Some(Value::String(path)), Some(Value::String(text))) = (&body.path, &body.text) else {
         return Err(ApiError::bad_request("path and text are required strings"));

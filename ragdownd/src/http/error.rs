@@ -124,21 +124,17 @@ impl From<crate::index::store::StoreError> for ApiError {
     }
 }
 
-/// A JSON request body of at most [`MAX_BODY_BYTES`]: past it a 413 `Body too large`, not JSON a
-/// 400 `Body is not valid JSON`, JSON of the wrong shape a 400 that says what is wrong.
+/// A JSON request body of at most `LIMIT` bytes ([`MAX_BODY_BYTES`] unless the route says
+/// otherwise): past it a 413 `Body too large`, not JSON a 400 `Body is not valid JSON`, JSON of
+/// the wrong shape a 400 that says what is wrong.
 #[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+pub struct JsonBody<T, const LIMIT: usize = MAX_BODY_BYTES>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+impl<S: Send + Sync, T: DeserializeOwned, const LIMIT: usize> FromRequest<S> for JsonBody<T, LIMIT> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
-        let limit = if request.uri().path() == "/api/doc" {
-            MAX_DOC_BYTES
-        } else {
-            MAX_BODY_BYTES
-        };
-        let bytes = read_body(request.into_body(), limit).await?;
+        let bytes = read_body(request.into_body(), LIMIT).await?;
         let value: serde_json::Value =
             serde_json::from_slice(&bytes).map_err(|_| ApiError::bad_request("Body is not valid JSON"))?;
         serde_json::from_value(value)
