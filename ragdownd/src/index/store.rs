@@ -387,17 +387,7 @@ impl Store {
     /// The ids alone of the `limit` nearest chunks: [`Store::dense`] without reading the hits'
     /// other columns, so `search-breakdown` can tell the scan's cost from the rest.
     pub async fn dense_ids(&self, query: &[f32], limit: usize) -> Result<Vec<String>> {
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .nearest_to(query)?
-            .distance_type(DistanceType::Cosine)
-            .select(Select::columns(&["id"]))
-            .limit(limit)
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
+        let batches = self.nearest(query, None, limit, &["id"]).await?;
         let mut out = Vec::new();
         for batch in &batches {
             let ids = strings(batch, "id")?;
@@ -587,19 +577,31 @@ impl Store {
         Ok(names)
     }
 
-    /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
-    pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
+    /// The `columns` (and `_distance`) of the `limit` nearest rows to `query` by cosine, among rows
+    /// matching `filter`.
+    async fn nearest(
+        &self,
+        query: &[f32],
+        filter: Option<&str>,
+        limit: usize,
+        columns: &[&str],
+    ) -> Result<Vec<RecordBatch>> {
         let mut search = self
             .table
             .query()
             .nearest_to(query)?
             .distance_type(DistanceType::Cosine)
-            .select(Select::columns(HIT_COLUMNS))
+            .select(Select::columns(columns))
             .limit(limit);
         if let Some(filter) = filter {
             search = search.only_if(filter);
         }
-        let batches: Vec<RecordBatch> = search.execute().await?.try_collect().await?;
+        Ok(search.execute().await?.try_collect().await?)
+    }
+
+    /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
+    pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
+        let batches = self.nearest(query, filter, limit, HIT_COLUMNS).await?;
         let mut out = Vec::new();
         for batch in &batches {
             let distance = column(batch, "_distance")?.as_primitive::<Float32Type>().clone();

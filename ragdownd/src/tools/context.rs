@@ -140,8 +140,9 @@ pub fn gates(scope: &Scope, settings: &ToolSettings, call: HookOverrides) -> Gat
             }
         }
     }
+    // The saved layer is in `layers`, so it resolves over the environment's defaults.
     layers.resolve(
-        &settings.current().hook,
+        &settings.layered.env().hook,
         engine.embedder.min_score(),
         engine.embedder.min_ratio(),
     )
