@@ -197,11 +197,6 @@ impl Settings {
             saved: self.saved().hook,
         }
     }
-
-    /// The saved file's path, when there is one.
-    pub fn saved_path(&self) -> Option<&Path> {
-        self.saved_path.as_deref()
-    }
 }
 
 #[cfg(test)]
