@@ -1,0 +1,109 @@
+//! TanStack Query hooks over the API: one query key per resource, the polling and retry rules of
+//! the original (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is never
+//! retried), and `useRefreshAll` for after a write, which refetches everything the server changed.
+import { keepPreviousData, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
+import { get, request, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type SearchHit, type Status } from "./client";
+
+export const keys = {
+  status: ["status"] as const,
+  folders: ["folders"] as const,
+  docs: (folder: string) => ["docs", folder] as const,
+  doc: (path: string) => ["doc", path] as const,
+  search: (folder: string, q: string, tag: string | undefined) => ["search", folder, q, tag ?? ""] as const,
+  backlinks: (path: string) => ["backlinks", path] as const,
+  resolve: (from: string, link: string) => ["resolve", from, link] as const,
+  queryLog: ["query-log"] as const,
+};
+
+export const POLL_MS = 15_000;
+const BUSY_POLL_MS = 2_000;
+
+export function useStatus() {
+  return useQuery({
+    queryKey: keys.status,
+    queryFn: () => get<Status>("/api/status"),
+    refetchInterval: (query) => {
+      const s = query.state.data;
+      return !s || !s.ready || s.syncing || s.progress?.running ? BUSY_POLL_MS : POLL_MS;
+    },
+  });
+}
+
+/** Whether writes are allowed: the index is open and the server is not read-only. */
+export function useWritable(): boolean {
+  const { data } = useStatus();
+  return !!data && data.ready && !data.read_only && data.role !== "reader";
+}
+
+export function useFolders() {
+  return useQuery({ queryKey: keys.folders, queryFn: () => get<FolderList>("/api/folders"), refetchInterval: POLL_MS });
+}
+
+export function useDocs(folder: string) {
+  return useQuery({
+    queryKey: keys.docs(folder),
+    queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs", { folder })).docs,
+    refetchInterval: POLL_MS,
+  });
+}
+
+export function useDoc(path: string | undefined) {
+  return useQuery({
+    queryKey: keys.doc(path ?? ""),
+    queryFn: () => get<Doc>("/api/doc", { path }),
+    enabled: !!path,
+    refetchInterval: POLL_MS,
+  });
+}
+
+export function useSearch(folder: string, q: string, tag: string | undefined) {
+  return useQuery({
+    queryKey: keys.search(folder, q, tag),
+    queryFn: async () => (await get<{ hits: SearchHit[] }>("/api/search", { folder, q, tag, top_k: 20 })).hits,
+    enabled: q.trim().length > 0,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useBacklinks(path: string | undefined) {
+  return useQuery({
+    queryKey: keys.backlinks(path ?? ""),
+    queryFn: () => get<Backlinks>("/api/backlinks", { path }),
+    enabled: !!path,
+    refetchInterval: POLL_MS,
+  });
+}
+
+/** Where `link`, written in the document `from`, points; `null` when nothing matches (404). */
+export function resolveQuery(from: string, link: string) {
+  return {
+    queryKey: keys.resolve(from, link),
+    queryFn: async (): Promise<Resolved | null> => {
+      try {
+        return await get<Resolved>("/api/resolve", { from, link });
+      } catch (e) {
+        if (e instanceof Error && "status" in e && (e as { status: number }).status === 404) return null;
+        throw e;
+      }
+    },
+    staleTime: 30_000,
+  };
+}
+
+export function useResolve(from: string, link: string) {
+  return useQuery(resolveQuery(from, link));
+}
+
+/** After a write has been answered (the server answers once the index has synced): refetch it all. */
+export function refreshAll(client: QueryClient, skip?: (key: readonly unknown[]) => boolean): Promise<void> {
+  return client.invalidateQueries({ predicate: (q) => !skip?.(q.queryKey) });
+}
+
+export function useRefreshAll() {
+  const client = useQueryClient();
+  return useCallback((skip?: (key: readonly unknown[]) => boolean) => refreshAll(client, skip), [client]);
+}
+
+/** `request` re-exported for mutations, so screens import one module. */
+export { request };

@@ -1,0 +1,27 @@
+//! The entry point: the query client (the original's retry and focus rules), the router, and
+//! the app's providers.
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { RouterProvider } from "@tanstack/react-router";
+import { retryable } from "./api/client";
+import { router } from "./router";
+import "./index.css";
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 4xx is the server's answer, not a glitch: never retried. Other failures twice.
+      retry: (count, error) => retryable(error) && count < 2,
+      refetchOnWindowFocus: true,
+    },
+  },
+});
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} context={{ queryClient }} />
+    </QueryClientProvider>
+  </StrictMode>,
+);
