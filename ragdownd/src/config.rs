@@ -125,6 +125,9 @@ pub struct Options {
     /// serve only: how long an idle client connection is kept open, in ms (0: never closed).
     #[arg(long, env = "HTTP_KEEP_ALIVE_TIMEOUT_MS", global = true, default_value_t = 75_000)]
     pub keep_alive_ms: u64,
+    /// serve only: serve the web UI from this built `web/dist` instead of the one compiled in.
+    #[arg(long, env = "RAGDOWN_WEB_DIR", global = true)]
+    pub web_dir: Option<PathBuf>,
     /// `embedd` workers (`http://host:port`, comma-separated); empty embeds in-process.
     #[arg(long, env = "RAGDOWN_EMBEDD_URL", global = true, value_delimiter = ',')]
     pub embedd_url: Vec<String>,
@@ -196,6 +199,8 @@ pub struct Config {
     pub token: Option<String>,
     pub allowed_hosts: Vec<String>,
     pub keep_alive_ms: u64,
+    /// `RAGDOWN_WEB_DIR`: the web UI from disk rather than the compiled-in build.
+    pub web_dir: Option<PathBuf>,
     /// `RAGDOWN_ROOT_MCP`.
     pub root_mcp: bool,
     pub embedder: EmbedderChoice,
@@ -281,6 +286,7 @@ impl Config {
             },
             allowed_hosts: o.allowed_hosts.into_iter().filter(|h| !h.is_empty()).collect(),
             keep_alive_ms: o.keep_alive_ms,
+            web_dir: o.web_dir.filter(|d| !d.as_os_str().is_empty()),
             root_mcp: o.root_mcp,
             embedder: EmbedderChoice {
                 name: o

@@ -6,7 +6,7 @@
 //! rotates at [`ROTATE_BYTES`] to one `.1` file (product page, Design: "The query log"). Writing
 //! is best effort: a log that cannot be written is warned about and never fails the tool.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::hook::Outcome;
+use crate::index::sync::utc_day;
 use crate::search::Hit;
 
 /// The log's file name in the data dir.
@@ -135,6 +136,19 @@ impl Entry {
             return false;
         };
         self.hits.iter().map(|hit| hit.similarity).fold(f32::MIN, f32::max) < floor
+    }
+
+    /// How many hits the hook injected (0 for anything but a hook call).
+    fn injected(&self) -> usize {
+        self.hits
+            .iter()
+            .filter(|h| h.outcome.is_some_and(Outcome::is_chosen))
+            .count()
+    }
+
+    /// A search or hook call that searched (not a read, not a skipped prompt).
+    fn searched(&self) -> bool {
+        self.kind != Kind::Read && self.skipped.is_none()
     }
 
     /// The paths this entry showed the client: every recall hit, and what the hook injected.
@@ -269,10 +283,7 @@ fn share(part: usize, whole: usize) -> Option<f64> {
 /// documents read most with how many of those reads followed a search that showed them.
 pub fn summarize(entries: &[Entry]) -> Value {
     let count = |kind: Kind| entries.iter().filter(|e| e.kind == kind).count();
-    let searched: Vec<&Entry> = entries
-        .iter()
-        .filter(|e| e.kind != Kind::Read && e.skipped.is_none())
-        .collect();
+    let searched: Vec<&Entry> = entries.iter().filter(|e| e.searched()).collect();
     let gaps: Vec<&Entry> = searched.iter().copied().filter(|e| e.is_gap()).collect();
     let recent_gaps: Vec<Value> = gaps
         .iter()
@@ -293,15 +304,7 @@ pub fn summarize(entries: &[Entry]) -> Value {
         .iter()
         .filter(|e| e.kind == Kind::Context && e.skipped.is_none())
         .collect();
-    let injected_counts: Vec<usize> = prompts
-        .iter()
-        .map(|e| {
-            e.hits
-                .iter()
-                .filter(|h| h.outcome.is_some_and(Outcome::is_chosen))
-                .count()
-        })
-        .collect();
+    let injected_counts: Vec<usize> = prompts.iter().map(|e| e.injected()).collect();
     let injected = injected_counts.iter().filter(|&&n| n > 0).count();
     let chunks: usize = injected_counts.iter().sum();
 
@@ -357,7 +360,49 @@ pub fn summarize(entries: &[Entry]) -> Value {
             "share_after_search": share(after_search, reads),
             "documents": most_read,
         },
+        "days": days(entries),
     })
+}
+
+/// One UTC day's counts, for the Usage charts.
+#[derive(Debug, Default, Serialize)]
+struct Day {
+    recall: usize,
+    context: usize,
+    web_search: usize,
+    reads: usize,
+    /// Hook calls that searched (not skipped as short or a slash command).
+    prompts: usize,
+    /// Of those, the ones the hook injected at least one section into.
+    injected: usize,
+    /// Searches and hook calls whose best hit was under the floor.
+    gaps: usize,
+}
+
+/// The entries counted per UTC day (`YYYY-MM-DD`), oldest first; days with no entry are left out.
+fn days(entries: &[Entry]) -> Vec<Value> {
+    let mut days: BTreeMap<String, Day> = BTreeMap::new();
+    for e in entries {
+        let day = days.entry(utc_day(e.at_ms)).or_default();
+        match e.kind {
+            Kind::Recall => day.recall += 1,
+            Kind::Context => day.context += 1,
+            Kind::WebSearch => day.web_search += 1,
+            Kind::Read => day.reads += 1,
+        }
+        if e.kind == Kind::Context && e.skipped.is_none() {
+            day.prompts += 1;
+            day.injected += usize::from(e.injected() > 0);
+        }
+        day.gaps += usize::from(e.searched() && e.is_gap());
+    }
+    days.into_iter()
+        .map(|(day, counts)| {
+            let mut value = json!(counts);
+            value["day"] = json!(day);
+            value
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -437,6 +482,51 @@ mod tests {
             summary["reads"]["documents"][0],
             json!({"path": "ops/a.md", "reads": 2, "after_search": 1})
         );
+        assert_eq!(
+            summary["days"],
+            json!([{"day": "1970-01-01", "recall": 2, "context": 3, "web_search": 0, "reads": 5,
+                "prompts": 2, "injected": 1, "gaps": 2}])
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_each_utc_day_oldest_first() {
+        let day: f64 = 86_400_000.0;
+        // 2026-11-30T07:28:50Z, and the same day's last millisecond.
+        let monday: f64 = 1_796_023_730_123.0;
+        let end_of_monday = (monday / day).floor() * day + day - 1.0;
+        let hook = |at: f64, injected: bool| {
+            let mut e = entry(Kind::Context, at);
+            e.min_score = Some(0.5);
+            let outcome = if injected { Outcome::Passed } else { Outcome::UnderFloor };
+            e.hits = vec![logged("ops/a.md", if injected { 0.8 } else { 0.3 }, Some(outcome))];
+            e
+        };
+        let mut web = entry(Kind::WebSearch, end_of_monday);
+        web.min_score = Some(0.5);
+        web.hits = vec![logged("ops/a.md", 0.9, None)];
+        let mut skipped = entry(Kind::Context, monday + 2.0 * day);
+        skipped.skipped = Some("slash".into());
+        // Out of order on purpose: the days still come oldest first.
+        let entries = vec![
+            hook(monday + 2.0 * day, true),
+            hook(monday, true),
+            web,
+            hook(end_of_monday, false),
+            skipped,
+            entry(Kind::Read, monday + 2.0 * day),
+        ];
+        let summary = summarize(&entries);
+        assert_eq!(
+            summary["days"],
+            json!([
+                {"day": "2026-11-30", "recall": 0, "context": 2, "web_search": 1, "reads": 0,
+                    "prompts": 2, "injected": 1, "gaps": 1},
+                {"day": "2026-12-02", "recall": 0, "context": 2, "web_search": 0, "reads": 1,
+                    "prompts": 1, "injected": 1, "gaps": 0},
+            ])
+        );
+        assert_eq!(summarize(&[])["days"], json!([]));
     }
 
     #[test]

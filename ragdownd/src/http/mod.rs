@@ -12,6 +12,7 @@
 //! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
 //! - [`mcp`]: the MCP routes.
+//! - [`web`]: the web UI, for every other GET.
 //! - [`schema`] and [`openapi`]: the wire types and the OpenAPI description made from them
 //!   (`GET /api/openapi.json`).
 //!
@@ -28,6 +29,7 @@ pub mod openapi;
 pub mod schema;
 pub mod settings;
 pub mod status;
+pub mod web;
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -37,7 +39,7 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, patch, post};
-use tower::ServiceExt;
+use tower::{Layer, ServiceExt};
 
 use crate::config::Config;
 use crate::engine::{Engine, Scope};
@@ -62,10 +64,13 @@ pub struct AppState {
     pub changing: tokio::sync::Mutex<()>,
     /// The settings the running server was last brought in line with.
     applied: Mutex<Option<Values>>,
+    /// Where the web UI's files come from.
+    pub web: web::Source,
 }
 
 impl AppState {
     pub fn new(config: Config, tools: ToolSettings, filter: ToolFilter) -> Self {
+        let web = web::Source::new(config.web_dir.clone());
         Self {
             engine: RwLock::new(None),
             load_error: Mutex::new(None),
@@ -74,6 +79,7 @@ impl AppState {
             filter,
             changing: tokio::sync::Mutex::new(()),
             applied: Mutex::new(None),
+            web,
         }
     }
 
@@ -175,7 +181,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/mcp/", any(mcp::bare))
         .route("/mcp/{folder}", any(mcp::folder))
         .route("/mcp/{folder}/{*rest}", any(mcp::subfolder))
-        .fallback(not_found)
+        .fallback(fallback)
         .layer(axum::middleware::map_response(move |response: Response| {
             let keep_alive = keep_alive.clone();
             async move { with_keep_alive(response, keep_alive) }
@@ -202,8 +208,21 @@ fn with_keep_alive(response: Response, keep_alive: HeaderValue) -> Response {
     response
 }
 
-async fn not_found() -> Response {
-    ApiError::not_found().into_response()
+/// An unknown `/api/…` path is the API's 404 (decided before auth); anything else is the web UI,
+/// gzipped for clients that take it.
+async fn fallback(axum::extract::State(state): axum::extract::State<Arc<AppState>>, request: Request) -> Response {
+    let path = request.uri().path();
+    if path == "/api" || path.starts_with("/api/") {
+        return ApiError::not_found().into_response();
+    }
+    let service = tower_http::compression::CompressionLayer::new().layer(tower::service_fn(move |request: Request| {
+        let state = state.clone();
+        async move { Ok::<_, std::convert::Infallible>(web::serve(&state.web, request).await) }
+    }));
+    match service.oneshot(request).await {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
 }
 
 /// A required query parameter or body field: 400 `<name> is required` when missing or empty.

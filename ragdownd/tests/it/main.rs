@@ -19,4 +19,5 @@ mod search;
 mod stdio;
 mod support;
 mod trust;
+mod web;
 mod write;
