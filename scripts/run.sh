@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The run command: on a fresh machine, install what ragdownd needs, build it, and start
+# The run command: on a fresh machine, install what ragdownd needs, build it (the web UI
+# included), and start
 # `ragdownd serve` on the example vault with the in-process CPU embedder (minilm).
 #
 #   scripts/run.sh                 # http://127.0.0.1:3000, MCP at /mcp/runbooks and /mcp/notes
@@ -16,6 +17,7 @@ need_protoc
 "$ROOT/scripts/install-ort.sh" >/dev/null
 "$ROOT/scripts/install-model.sh" minilm >/dev/null
 
+"$ROOT/scripts/build-web.sh"
 log "building ragdownd (first build: ~10 minutes on 2 cores; later builds are incremental)"
 (cd "$ROOT" && cargo build --locked -p ragdownd --bin ragdownd)
 
@@ -34,5 +36,5 @@ case "${SECURE_LOCAL_NET:-false}" in
         fi
         ;;
 esac
-log "serving $RAGDOWN_DOCS_DIR on http://$RAGDOWN_HOST:$PORT (status: /api/status, MCP: /mcp/<folder>)"
+log "serving $RAGDOWN_DOCS_DIR on http://$RAGDOWN_HOST:$PORT (web UI: /, status: /api/status, MCP: /mcp/<folder>)"
 exec "$CARGO_TARGET_DIR/debug/ragdownd" serve

@@ -3,9 +3,11 @@
 #
 #   scripts/test.sh
 #
-# Formatting and lints (warnings denied), every Rust test (unit and integration, real LanceDB,
-# real stdio and HTTP, the real minilm model), then interop checks with the official MCP
-# Inspector CLI and the official Python SDK client.
+# Formatting and lints (warnings denied), the web UI's type check, lint and unit tests, every
+# Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model),
+# interop checks with the official MCP Inspector CLI and the official Python SDK client, then the
+# web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
+# `ragdownd serve` processes.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -19,15 +21,32 @@ need_protoc
 "$ROOT/scripts/install-model.sh" minilm-fp32 >/dev/null
 "$ROOT/scripts/install-python-tools.sh" >/dev/null
 "$ROOT/scripts/install-node.sh" >/dev/null
+"$ROOT/scripts/build-web.sh" --deps
+CHROMIUM=$("$ROOT/scripts/install-chromium.sh")
+export CHROMIUM
+NODE_BIN=$(dirname "$("$RAGDOWN_BIN/node22" -p process.execPath)")
+web() { (cd "$ROOT/web" && PATH="$NODE_BIN:$PATH" "$@"); }
 
 log "cargo fmt --check"
 cargo fmt --all --check
 log "cargo clippy (warnings denied)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
+log "web UI: API types match ragdownd/openapi.json, type check, lint, unit tests"
+GENERATED=$(mktemp "${TMPDIR:-/tmp}/ragdown-schema.XXXXXX.d.ts")
+web npx openapi-typescript ../ragdownd/openapi.json -o "$GENERATED" >/dev/null 2>&1
+cmp -s "$GENERATED" "$ROOT/web/src/api/schema.d.ts" \
+    || { rm -f "$GENERATED"; die "web/src/api/schema.d.ts is stale: cd web && npm run gen:api"; }
+rm -f "$GENERATED"
+web npx tsc --noEmit -p .
+web npx eslint --max-warnings 0 .
+web npx vitest run
 log "cargo test"
 # ragdownd's remote tests start real embedd processes from the workspace's binary.
 cargo build --locked -p embedd --bin embedd
 cargo test --locked --workspace --all-targets
 log "interop: MCP Inspector CLI and the Python SDK client"
 "$ROOT/tests/interop/run.sh"
+log "web UI: build (initial JavaScript budget) and end-to-end tests in Chromium"
+"$ROOT/scripts/build-web.sh"
+RAGDOWND="$CARGO_TARGET_DIR/debug/ragdownd" RAGDOWN_WEB_DIR="$ROOT/web/dist" CI=1 web npx playwright test
 log "all tests passed"

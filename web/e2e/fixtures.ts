@@ -58,6 +58,7 @@ async function start(env: Record<string, string>): Promise<{ server: Server; chi
       RAGDOWN_HOST: "127.0.0.1",
       PORT: String(port),
       RAGDOWN_LOG: "warn",
+      RAGDOWN_WEB_DIR: process.env.RAGDOWN_WEB_DIR ?? join(REPO, "web/dist"),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
