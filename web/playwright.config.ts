@@ -8,7 +8,8 @@ const root = typeof process.getuid === "function" && process.getuid() === 0;
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: "test-results",
+  // Several runs at once (one per engineer) each want their own: E2E_OUTPUT names it.
+  outputDir: process.env.E2E_OUTPUT ?? "test-results",
   fullyParallel: true,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
