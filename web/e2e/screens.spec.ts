@@ -1,0 +1,99 @@
+// The main screens, light and dark: no serious or critical axe-core violations on any of them,
+// and a screenshot of each (into SCREENSHOTS_DIR, e.g. ../docs/screens for the README; else into
+// the test's output).
+import AxeBuilder from "@axe-core/playwright";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { test, expect, type Server } from "./fixtures";
+
+interface Screen {
+  name: string;
+  open: (page: Page, server: Server) => Promise<void>;
+}
+
+const screens: Screen[] = [
+  {
+    name: "document",
+    open: async (page) => {
+      await page.goto("/f/runbooks?doc=kafka.md");
+      await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+      await expect(page.getByText("Backlinks").first()).toBeVisible();
+    },
+  },
+  {
+    name: "search",
+    open: async (page) => {
+      await page.goto("/f/runbooks");
+      await page.getByRole("radio", { name: "Search" }).click();
+      await page.getByPlaceholder("Search what the notes say").fill("consumer lag");
+      await expect(page.getByRole("list", { name: /results/i }).getByRole("link").first()).toBeVisible();
+    },
+  },
+  {
+    name: "editor",
+    open: async (page) => {
+      await page.goto("/f/runbooks?doc=kafka.md&edit=true");
+      await expect(page.getByRole("textbox", { name: /Markdown of/ })).toBeVisible();
+      await expect(page.locator(".cm-line").first()).toBeVisible();
+    },
+  },
+  {
+    name: "settings-folders",
+    open: async (page) => {
+      await page.goto("/settings");
+      await expect(page.getByRole("table")).toBeVisible();
+    },
+  },
+  {
+    name: "settings-server",
+    open: async (page) => {
+      await page.goto("/settings?tab=server");
+      await expect(page.getByText("Search defaults").first()).toBeVisible();
+    },
+  },
+  {
+    name: "settings-usage",
+    open: async (page, server) => {
+      await server.api("PATCH", "/api/settings", { query_log: true });
+      for (const q of ["kafka consumer lag", "postgres restore", "rotate the on-call pager", "zebra migration"]) {
+        await server.api("GET", `/api/search?folder=runbooks&q=${encodeURIComponent(q)}`);
+      }
+      await page.goto("/settings?tab=usage");
+      await expect(page.locator("svg[role=img]").first()).toBeVisible();
+    },
+  },
+];
+
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join("\n  ")}`);
+}
+
+for (const theme of ["light", "dark"] as const) {
+  test.describe(`${theme} theme`, () => {
+    test.use({ colorScheme: theme });
+    for (const screen of screens) {
+      test(`${screen.name}: no serious accessibility violations`, async ({ authed: page, server }, info) => {
+        await screen.open(page, server);
+        expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(theme === "dark");
+        // Let transitions and the first poll settle, so the picture is what a person sees.
+        await page.waitForTimeout(400);
+        const dir = process.env.SCREENSHOTS_DIR ?? info.outputDir;
+        mkdirSync(dir, { recursive: true });
+        await page.screenshot({ path: join(dir, `${screen.name}-${theme}.png`) });
+        expect(await seriousViolations(page)).toEqual([]);
+      });
+    }
+    test("token gate: no serious accessibility violations", async ({ page }, info) => {
+      await page.goto("/");
+      await expect(page.getByRole("heading", { name: "Token required" })).toBeVisible();
+      const dir = process.env.SCREENSHOTS_DIR ?? info.outputDir;
+      mkdirSync(dir, { recursive: true });
+      await page.screenshot({ path: join(dir, `token-gate-${theme}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+}
