@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { folderTags, hasTag, headingSlug, matchesFilter, normalizeTag, rankDocs, snippet, words } from "./filter";
+import { docInfo } from "./testing";
+
+describe("matchesFilter", () => {
+  const kafka = docInfo("runbooks/ops/kafka.md", {
+    title: "Kafka operations",
+    aliases: ["event bus"],
+    tags: ["streaming", "oncall"],
+    description: "Day-to-day operation of the events cluster",
+  });
+  const match = (q: string) => matchesFilter(kafka, "ops/kafka.md", words(q));
+
+  it("matches every field, ignoring case", () => {
+    expect(match("KAFKA")).toBe(true);
+    expect(match("ops/")).toBe(true);
+    expect(match("bus")).toBe(true);
+    expect(match("streaming")).toBe(true);
+    expect(match("#oncall")).toBe(true);
+    expect(match("day-to-day")).toBe(true);
+  });
+
+  it("wants every word, in any field and any order", () => {
+    expect(match("oncall kafka")).toBe(true);
+    expect(match("kafka postgres")).toBe(false);
+  });
+
+  it("matches everything for a blank query", () => {
+    expect(match("   ")).toBe(true);
+  });
+
+  it("does not match the folder's own name, which every path would hold", () => {
+    expect(match("runbooks")).toBe(false);
+  });
+});
+
+describe("tags", () => {
+  it("normalises as the server stores tags", () => {
+    expect(normalizeTag(" #Deploy/ ")).toBe("deploy");
+  });
+
+  it("matches a tag and the tags under it, not ones that only start alike", () => {
+    expect(hasTag(["deploy/argo"], "deploy")).toBe(true);
+    expect(hasTag(["deploy"], "#Deploy")).toBe(true);
+    expect(hasTag(["deployment"], "deploy")).toBe(false);
+    expect(hasTag([], "")).toBe(true);
+  });
+
+  it("lists each tag once, sorted", () => {
+    expect(folderTags([docInfo("f/a.md", { tags: ["b", "a"] }), docInfo("f/b.md", { tags: ["a", "c"] })])).toEqual(["a", "b", "c"]);
+  });
+});
+
+describe("headingSlug", () => {
+  it("slugs the breadcrumb's last part", () => {
+    expect(headingSlug("Kafka operations › Consumer lag")).toBe("consumer-lag");
+    expect(headingSlug("Architecture decisions › ADR-014: Embeddings served by a separate process")).toBe("adr-014-embeddings-served-by-a-separate-process");
+    expect(headingSlug("Backups › Restore › Replication")).toBe("replication");
+  });
+
+  it("has none for the top of a document", () => {
+    expect(headingSlug("Kafka operations")).toBeUndefined();
+    expect(headingSlug("")).toBeUndefined();
+  });
+});
+
+describe("snippet", () => {
+  it("drops heading lines and fences and collapses whitespace", () => {
+    expect(snippet("## Consumer lag\n\nLag over 10,000\nmessages pages.\n```bash\nkafka-consumer-groups.sh\n```")).toBe("Lag over 10,000 messages pages. kafka-consumer-groups.sh");
+  });
+
+  it("keeps the text of links and drops code and emphasis marks", () => {
+    expect(snippet("See [[deploy#Rolling back|the rollback]] and [[kafka]], [the runbook](deploy.md), `kubectl` and **never** __this__."))
+      .toBe("See the rollback and kafka, the runbook, kubectl and never this.");
+  });
+});
+
+describe("rankDocs", () => {
+  const docs = [
+    docInfo("runbooks/deploy.md", { title: "Deploying services", aliases: ["release process"], mtime_ms: 1 }),
+    docInfo("notes/weekly.md", { title: "Platform weekly", aliases: [], mtime_ms: 2 }),
+    docInfo("runbooks/kafka.md", { title: "Kafka operations", aliases: ["event bus"], mtime_ms: 3 }),
+    docInfo("notes/kafka-ideas.md", { title: "Ideas about Kafka", aliases: [], mtime_ms: 4 }),
+  ];
+  const paths = (q: string, limit = 10) => rankDocs(docs, q, limit).map((d) => d.path);
+
+  it("ranks a title that starts with the query first, then one holding it", () => {
+    expect(paths("kafka")).toEqual(["runbooks/kafka.md", "notes/kafka-ideas.md"]);
+  });
+
+  it("matches aliases and paths, every word", () => {
+    expect(paths("release")).toEqual(["runbooks/deploy.md"]);
+    expect(paths("notes kafka")).toEqual(["notes/kafka-ideas.md"]);
+    expect(paths("bus event")).toEqual(["runbooks/kafka.md"]);
+  });
+
+  it("lists the newest first for a blank query, up to the limit", () => {
+    expect(paths("", 2)).toEqual(["notes/kafka-ideas.md", "runbooks/kafka.md"]);
+  });
+});

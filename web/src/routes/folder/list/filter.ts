@@ -1,0 +1,87 @@
+//! Matching in the browser: the list's Filter (every word, ignoring case, in the title, path,
+//! aliases, tags or description), the tag filter as the server applies it (a tag or any tag
+//! under it), the quick switcher's ranking, and what a search hit shows and where it opens
+//! (a snippet of its text, the slug of its heading). Pure: no React, no requests.
+import { slug } from "github-slugger";
+import type { DocInfo } from "../../../api/client";
+
+/** The words of a query, lowercased; none for blank input. */
+export function words(query: string): string[] {
+  return query.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+function haystack(doc: DocInfo, path: string): string {
+  return [doc.title, path, ...doc.aliases, ...doc.tags.map((t) => `#${t}`), doc.description ?? ""].join("\n").toLowerCase();
+}
+
+/** Whether every word appears in the document's title, `path`, aliases, tags or description. */
+export function matchesFilter(doc: DocInfo, path: string, query: readonly string[]): boolean {
+  if (query.length === 0) return true;
+  const text = haystack(doc, path);
+  return query.every((word) => text.includes(word));
+}
+
+/** A tag as the server stores it: lowercase, no leading `#`, no trailing `/`. */
+export function normalizeTag(tag: string): string {
+  return tag.trim().replace(/^#+/, "").replace(/\/+$/, "").toLowerCase();
+}
+
+/** Whether the tags hold `tag` or a tag under it (`deploy` holds `deploy/argo`), as search filters. */
+export function hasTag(tags: readonly string[], tag: string): boolean {
+  const want = normalizeTag(tag);
+  return !want || tags.some((t) => t === want || t.startsWith(`${want}/`));
+}
+
+/** Every tag in the documents, once each, in order. */
+export function folderTags(docs: readonly DocInfo[]): string[] {
+  return [...new Set(docs.flatMap((d) => d.tags))].sort((a, b) => a.localeCompare(b));
+}
+
+/**
+ * The URL hash that opens a search hit at its heading: the slug of the breadcrumb's last part
+ * ("Kafka operations › Consumer lag" → "consumer-lag"). A hit at the top of its document, whose
+ * breadcrumb is only the title, has none.
+ */
+export function headingSlug(breadcrumb: string): string | undefined {
+  const parts = breadcrumb.split(" › ");
+  if (parts.length < 2) return undefined;
+  const last = parts[parts.length - 1]!.trim();
+  return last ? slug(last) || undefined : undefined;
+}
+
+/**
+ * A hit's text as a line of prose: no heading lines or fences, links and wikilinks as their
+ * text, no code or emphasis marks, the whitespace collapsed.
+ */
+export function snippet(text: string): string {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s{0,3}(#{1,6}\s|```|~~~)/.test(line))
+    .join(" ")
+    .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2")
+    .replace(/!?\[\[([^\]]*)\]\]/g, "$1")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__|`)/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * The quick switcher's matches: documents whose title, path or an alias hold every word, best
+ * first (the title starting with the query, then holding it whole, then the rest), at most `limit`.
+ */
+export function rankDocs(docs: readonly DocInfo[], query: string, limit: number): DocInfo[] {
+  const want = words(query);
+  const whole = want.join(" ");
+  const scored: { doc: DocInfo; score: number }[] = [];
+  for (const doc of docs) {
+    const title = doc.title.toLowerCase();
+    const text = [title, doc.path.toLowerCase(), ...doc.aliases.map((a) => a.toLowerCase())].join("\n");
+    if (!want.every((w) => text.includes(w))) continue;
+    const alias = doc.aliases.some((a) => a.toLowerCase().startsWith(whole));
+    const score = title.startsWith(whole) ? 0 : title.includes(whole) ? 1 : alias ? 2 : 3;
+    scored.push({ doc, score });
+  }
+  scored.sort((a, b) => a.score - b.score || b.doc.mtime_ms - a.doc.mtime_ms || a.doc.path.localeCompare(b.doc.path));
+  return scored.slice(0, limit).map((s) => s.doc);
+}

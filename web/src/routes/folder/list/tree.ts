@@ -1,0 +1,127 @@
+//! The folder's file tree as data: built from the flat `DocInfo[]` the server lists (directories
+//! first, then files, by name, case-insensitive and in natural order), flattened into the rows
+//! a `role="tree"` shows for the directories that are open, the "Recently changed" list, and
+//! where a dragged document or subfolder lands. Pure: no React, no requests.
+import type { DocInfo } from "../../../api/client";
+
+export interface DocNode {
+  kind: "doc";
+  /** The file name. */
+  name: string;
+  /** The path inside the folder. */
+  path: string;
+  doc: DocInfo;
+}
+
+export interface DirNode {
+  kind: "dir";
+  name: string;
+  /** The path inside the folder; "" for the folder itself. */
+  path: string;
+  children: TreeNode[];
+  /** Documents in it and below it. */
+  count: number;
+}
+
+export type TreeNode = DocNode | DirNode;
+
+/** One visible row of the tree, with what `aria-level`, `aria-posinset` and `aria-setsize` need. */
+export interface Row {
+  node: TreeNode;
+  /** 1 at the top. */
+  level: number;
+  posinset: number;
+  setsize: number;
+  /** The directory the row sits in ("" at the top). */
+  parent: string;
+}
+
+/** Natural, case-insensitive order: "note 2" before "Note 10". */
+export const compareNames = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" }).compare;
+
+/** The path inside `folder` of a root-relative path. */
+export function insidePath(folder: string, path: string): string {
+  return path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : path;
+}
+
+/** The directories that hold `path`, outermost first: "a/b/c.md" → ["a", "a/b"]. */
+export function ancestors(path: string): string[] {
+  const parts = path.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
+}
+
+function order(a: TreeNode, b: TreeNode): number {
+  if (a.kind !== b.kind) return a.kind === "dir" ? -1 : 1;
+  return compareNames(a.name, b.name) || compareNames(a.path, b.path);
+}
+
+/** The tree of a folder's documents (paths root-relative, as the server lists them). */
+export function buildTree(docs: readonly DocInfo[], folder: string): DirNode {
+  const root: DirNode = { kind: "dir", name: folder, path: "", children: [], count: 0 };
+  const dirs = new Map<string, DirNode>([["", root]]);
+  const dirAt = (path: string): DirNode => {
+    const known = dirs.get(path);
+    if (known) return known;
+    const slash = path.lastIndexOf("/");
+    const parent = dirAt(slash < 0 ? "" : path.slice(0, slash));
+    const made: DirNode = { kind: "dir", name: path.slice(slash + 1), path, children: [], count: 0 };
+    parent.children.push(made);
+    dirs.set(path, made);
+    return made;
+  };
+  for (const doc of docs) {
+    const path = insidePath(folder, doc.path);
+    const slash = path.lastIndexOf("/");
+    const dir = dirAt(slash < 0 ? "" : path.slice(0, slash));
+    dir.children.push({ kind: "doc", name: path.slice(slash + 1), path, doc });
+  }
+  const finish = (dir: DirNode): number => {
+    dir.children.sort(order);
+    dir.count = dir.children.reduce((n, child) => n + (child.kind === "doc" ? 1 : finish(child)), 0);
+    return dir.count;
+  };
+  finish(root);
+  return root;
+}
+
+/** The rows to show: every node whose directories are all open, depth first. */
+export function visibleRows(root: DirNode, isOpen: (dir: string) => boolean): Row[] {
+  const rows: Row[] = [];
+  const walk = (dir: DirNode, level: number) => {
+    dir.children.forEach((node, i) => {
+      rows.push({ node, level, posinset: i + 1, setsize: dir.children.length, parent: dir.path });
+      if (node.kind === "dir" && isOpen(node.path)) walk(node, level + 1);
+    });
+  };
+  walk(root, 1);
+  return rows;
+}
+
+/** "Recently changed": the documents as a flat list, newest change first. */
+export function recentDocs(docs: readonly DocInfo[]): DocInfo[] {
+  return [...docs].sort((a, b) => b.mtime_ms - a.mtime_ms || compareNames(a.path, b.path));
+}
+
+/** The directory part of a path inside the folder ("" at the top). */
+export function parentDir(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
+
+/**
+ * Where `from` (a document or subfolder, inside the folder) goes when dropped on the directory
+ * `dir`: its new path, or `null` when the drop would change nothing or put a folder inside itself.
+ */
+export function moveTarget(from: string, dir: string): string | null {
+  if (!from || parentDir(from) === dir) return null;
+  if (dir === from || dir.startsWith(`${from}/`)) return null;
+  const name = from.slice(from.lastIndexOf("/") + 1);
+  return dir ? `${dir}/${name}` : name;
+}
+
+/** Where `path` is after `from` moved to `to`: the same path when the move did not touch it. */
+export function movedPath(path: string, from: string, to: string): string {
+  if (path === from) return to;
+  if (path.startsWith(`${from}/`)) return to + path.slice(from.length);
+  return path;
+}
