@@ -72,7 +72,7 @@ test("follows a wikilink, marks a broken one, loads an embedded image, lists bac
   await expect(page).toHaveURL(/[?&]doc=links-demo\.md/);
 });
 
-test("a link to a heading opens the document scrolled to it", async ({ authed: page }) => {
+test("a link to a heading opens the document scrolled to it", async ({ authed: page, server }) => {
   await page.goto("/f/runbooks?doc=incident-response.md");
   await body(page).getByRole("link", { name: "kafka › Consumer lag" }).click();
   await expect(page).toHaveURL(/[?&]doc=kafka\.md#consumer-lag$/);
@@ -84,6 +84,13 @@ test("a link to a heading opens the document scrolled to it", async ({ authed: p
   await page.goto("/f/runbooks?doc=deploy.md#rolling-back");
   const rollingBack = body(page).getByRole("heading", { name: "Rolling back" });
   await expect(rollingBack).toBeInViewport();
+
+  // An image above the heading loads after the scroll and pushes it down: it is followed.
+  writeFileSync(join(server.docs, "runbooks/pic.png"), PNG);
+  await server.api("POST", "/api/doc", { path: "runbooks/tall.md", text: "# Tall\n\n![[pic.png|900]]\n\n## Below the picture\n\nText.\n" });
+  await page.goto("/f/runbooks?doc=tall.md#below-the-picture");
+  await expect(body(page).getByRole("img", { name: "pic.png" })).toHaveJSProperty("complete", true);
+  await expect(body(page).getByRole("heading", { name: "Below the picture" })).toBeInViewport();
 
   // A `[x](#heading)` link within the page, from the top (in a window short enough to scroll).
   await page.setViewportSize({ width: 1360, height: 480 });

@@ -129,7 +129,7 @@ fn policy(index: &[u8]) -> &'static str {
         format!(
             "default-src 'self'; script-src 'self'{hashes}; style-src 'self' 'unsafe-inline'; \
              img-src 'self' blob: data:; media-src 'self' blob:; connect-src 'self'; \
-             object-src 'none'; frame-src 'self' blob:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+             object-src 'self' blob:; frame-src 'self' blob:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
         )
     })
 }

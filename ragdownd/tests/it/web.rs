@@ -68,7 +68,7 @@ async fn the_page_may_run_only_its_own_scripts() {
     let script_src = csp.split(';').find(|d| d.trim().starts_with("script-src")).unwrap();
     assert_eq!(script_src.trim(), format!("script-src 'self' 'sha256-{hash}'"));
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
-    assert!(csp.contains("object-src 'none'"), "{csp}");
+    assert!(csp.contains("base-uri 'none'"), "{csp}");
 }
 
 #[tokio::test]
