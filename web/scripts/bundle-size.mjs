@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 
 const BUDGET = 250 * 1024;
-const dist = new URL("../dist/", import.meta.url).pathname;
+const dist = process.env.DIST ?? new URL("../dist/", import.meta.url).pathname;
 const html = readFileSync(join(dist, "index.html"), "utf8");
 const scripts = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/?([^"]+\.js)"/g)].map((m) => m[1]);
 const css = [...html.matchAll(/<link[^>]*rel="stylesheet"[^>]*href="\/?([^"]+\.css)"/g)].map((m) => m[1]);

@@ -1,12 +1,11 @@
 //! The routes and their URL state: `/`, `/f/<folder>?doc=&tag=&edit=&sort=`, `/settings?tab=`,
 //! and a not-found page for anything else (the server sends the app for every path).
-import { createRootRouteWithContext, createRoute, createRouter } from "@tanstack/react-router";
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from "@tanstack/react-router";
 import type { QueryClient } from "@tanstack/react-query";
 import { App } from "./shell/App";
 import { Home } from "./routes/Home";
 import { NotFound } from "./routes/NotFound";
 import { FolderPage } from "./routes/folder/FolderPage";
-import { SettingsPage } from "./routes/settings/SettingsPage";
 
 export interface FolderSearch {
   doc?: string;
@@ -44,7 +43,8 @@ export const folderRoute = createRoute({
 export const settingsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/settings",
-  component: SettingsPage,
+  // Its own chunk: the first page of most visits is a folder.
+  component: lazyRouteComponent(() => import("./routes/settings/SettingsPage"), "SettingsPage"),
   validateSearch: (search: Record<string, unknown>): SettingsSearch => {
     const tab = search.tab;
     return { tab: tab === "device" || tab === "server" || tab === "usage" ? tab : undefined };

@@ -6,7 +6,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createMemoryHistory, createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from "@tanstack/react-router";
 import { keys } from "../api/hooks";
 import { notify } from "../lib/toast";
-import { Markdown } from "./Markdown";
+import Markdown from "./Renderer";
 
 const FROM = "runbooks/note.md";
 const TEXT = `---
