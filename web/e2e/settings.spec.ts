@@ -175,7 +175,8 @@ test("switches to the dark theme, which survives a reload", async ({ authed: pag
   await expect(page.locator("html")).toHaveClass(/\bdark\b/);
   await expect(page.getByRole("radio", { name: "Dark: Always dark" })).toHaveAttribute("aria-checked", "true");
   // The arrows move and select, as in any radio group.
-  await page.getByRole("radio", { name: "Dark: Always dark" }).press("ArrowRight");
+  await page.getByRole("radio", { name: "Dark: Always dark" }).focus();
+  await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("radio", { name: "System: Follow the device" })).toHaveAttribute("aria-checked", "true");
 });
 

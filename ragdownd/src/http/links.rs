@@ -50,7 +50,7 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
         format: RecallFormat::Json,
         max_chars: None,
     };
-    let hits = tools::find(&scope, &state.tools, &args).await?;
+    let hits = tools::web_search(&scope, &state.tools, &args).await?;
     let hits = hits
         .iter()
         .map(|hit| {

@@ -16,14 +16,22 @@ use crate::settings::HookOverrides;
 
 use super::ToolSettings;
 
-/// Logs a `ragdown_recall`: the query, its filters, its hits, and the hook's floor for this
-/// endpoint, which is what makes a query a gap.
-pub(crate) fn recall(scope: &Scope, settings: &ToolSettings, args: &RecallArgs, hits: &[Hit], started: Instant) {
+/// Logs a search (`ragdown_recall`, or the web UI's `/api/search` as [`Kind::WebSearch`]): the
+/// query, its filters, its hits, and the hook's floor for this endpoint, which is what makes a
+/// query a gap.
+pub(crate) fn search(
+    kind: Kind,
+    scope: &Scope,
+    settings: &ToolSettings,
+    args: &RecallArgs,
+    hits: &[Hit],
+    started: Instant,
+) {
     let log = &scope.engine.query_log;
     if !log.is_enabled() {
         return;
     }
-    let mut entry = Entry::new(Kind::Recall, &scope.prefix);
+    let mut entry = Entry::new(kind, &scope.prefix);
     entry.query = Some(args.query.trim().to_string());
     entry.filters = json!({
         "top_k": args.top_k,

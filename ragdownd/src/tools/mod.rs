@@ -251,11 +251,19 @@ pub struct ReindexArgs {
     pub full: bool,
 }
 
+/// The web UI's search (`GET /api/search`): [`find`], logged as a web search.
+pub async fn web_search(scope: &Scope, settings: &ToolSettings, args: &RecallArgs) -> Result<Vec<Hit>, ToolError> {
+    let started = std::time::Instant::now();
+    let hits = find(scope, settings, args).await?;
+    logging::search(crate::querylog::Kind::WebSearch, scope, settings, args, &hits, started);
+    Ok(hits)
+}
+
 /// `ragdown_recall`: hybrid search.
 pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
     let started = std::time::Instant::now();
     let hits = find(scope, settings, &args).await?;
-    logging::recall(scope, settings, &args, &hits, started);
+    logging::search(crate::querylog::Kind::Recall, scope, settings, &args, &hits, started);
     let max_chars = args.max_chars.unwrap_or(settings.current().text_limit);
     match args.format {
         RecallFormat::Json => {

@@ -341,3 +341,19 @@ async fn status_answers_when_the_index_cannot_open_and_the_rest_says_it_is_loadi
     let doc = api.send("GET", "/api/doc?path=ops/a.md", None).await;
     assert_eq!(doc.error(503), "The index is still loading; retry shortly");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_web_search_is_logged_as_one_for_the_usage_page() {
+    let api = Api::start(&["--query-log", "true"]).await;
+    let found = api.send("GET", "/api/search?folder=ops&q=restic%20restore", None).await;
+    assert_eq!(found.status, 200, "{}", found.text());
+    let usage = api.send("GET", "/api/query-log", None).await.json();
+    assert_eq!(usage["searches"]["web_search"], 1, "{usage}");
+    assert_eq!(usage["searches"]["recall"], 0, "{usage}");
+    let today = usage["days"]
+        .as_array()
+        .and_then(|days| days.last())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(today["web_search"], 1, "{usage}");
+}
