@@ -158,7 +158,7 @@ export function setup(o: SetupOptions): Extension {
     yamlFrontmatter({ content: markdown({ base: markdownLanguage, codeLanguages: languages }) }),
     autocompletion({ override: [o.complete], icons: false }),
     keymap.of([...closeBracketsKeymap, ...completionKeymap, ...historyKeymap, ...defaultKeymap]),
-    EditorView.contentAttributes.of({ "aria-label": o.label, spellcheck: "true" }),
+    EditorView.contentAttributes.of({ "aria-label": o.label, spellcheck: "true", tabindex: "0" }),
     o.theme.of(themeFor(o.isDark)),
     EditorView.updateListener.of((u) => {
       if (u.docChanged) o.onChange(u.state.doc.toString());

@@ -85,12 +85,17 @@ function hostOf(src: string): string {
   }
 }
 
+// Wide code and tables scroll sideways; they take focus so the keyboard can scroll them too.
 function Table({ node: _node, ...props }: ComponentProps<"table"> & ExtraProps) {
   return (
-    <div className="overflow-x-auto">
+    <div className="overflow-x-auto" tabIndex={0}>
       <table {...props} />
     </div>
   );
+}
+
+function Pre({ node: _node, ...props }: ComponentProps<"pre"> & ExtraProps) {
+  return <pre tabIndex={0} {...props} />;
 }
 
 function Input({ node: _node, ...props }: ComponentProps<"input"> & ExtraProps) {
@@ -101,7 +106,7 @@ function Input({ node: _node, ...props }: ComponentProps<"input"> & ExtraProps) 
   return <input {...props} />;
 }
 
-const components: Components = { a: Anchor, img: Image, table: Table, input: Input };
+const components: Components = { a: Anchor, img: Image, table: Table, pre: Pre, input: Input };
 
 const prose = [
   "markdown prose prose-zinc dark:prose-invert max-w-[75ch] break-words",

@@ -175,7 +175,7 @@ export function FolderImage({ target, alt, title, width, height }: { target: str
 export function EmbedLink({ target, written, children }: { target: string; written: string; children: ReactNode }) {
   return (
     <span className="inline-flex items-baseline gap-1">
-      <FileText className="size-3.5 self-center text-zinc-400" aria-hidden />
+      <FileText className="size-3.5 self-center text-zinc-500 dark:text-zinc-400" aria-hidden />
       <FolderLink target={target} written={written}>
         {children}
       </FolderLink>

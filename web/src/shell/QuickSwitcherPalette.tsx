@@ -62,14 +62,14 @@ export default function Palette({ onDone }: { onDone: () => void }) {
         className="h-12 w-full border-b border-zinc-200 bg-transparent px-4 text-sm placeholder:text-zinc-400 focus:outline-none dark:border-zinc-800"
       />
       <Command.List className="min-h-0 flex-1 overflow-y-auto py-1">
-        {docs.isPending && <Command.Loading className="px-4 py-2 text-sm text-zinc-500">Loading documents…</Command.Loading>}
+        {docs.isPending && <Command.Loading className="px-4 py-2 text-sm text-zinc-500 dark:text-zinc-400">Loading documents…</Command.Loading>}
         {docs.isError && <p className="px-4 py-2 text-sm text-red-600 dark:text-red-400">Could not list the documents: {docs.error.message}</p>}
-        {entries.length === 0 && !docs.isPending && <p className="px-4 py-6 text-center text-sm text-zinc-500">Nothing matches that.</p>}
+        {entries.length === 0 && !docs.isPending && <p className="px-4 py-6 text-center text-sm text-zinc-500 dark:text-zinc-400">Nothing matches that.</p>}
         {docHits.length > 0 && (
           <Command.Group heading={query.trim() ? "Documents" : "Recently changed"} className={groupClass}>
             {docHits.map((d) => (
               <Command.Item key={d.path} value={`doc:${d.path}`} onSelect={pick} className={itemClass}>
-                <FileText className="size-4 shrink-0 text-zinc-400" aria-hidden />
+                <FileText className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
                 <span className="min-w-0 flex-1 truncate">
                   {d.title}
                   <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">{insidePath(d.folder, d.path)}</span>
@@ -83,7 +83,7 @@ export default function Palette({ onDone }: { onDone: () => void }) {
           <Command.Group heading="Folders" className={groupClass}>
             {folderHits.map((f) => (
               <Command.Item key={f.name} value={`folder:${f.name}`} onSelect={pick} className={itemClass}>
-                <FolderIcon mcp={f.mcp} className="size-4 shrink-0 text-zinc-400" />
+                <FolderIcon mcp={f.mcp} className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
                 <span className="min-w-0 flex-1 truncate">{f.title}</span>
                 <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{f.files} files</span>
               </Command.Item>
@@ -93,7 +93,7 @@ export default function Palette({ onDone }: { onDone: () => void }) {
         {settingsHit && (
           <Command.Group heading="Go to" className={groupClass}>
             <Command.Item value="settings" onSelect={pick} className={itemClass}>
-              <Settings className="size-4 shrink-0 text-zinc-400" aria-hidden />
+              <Settings className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
               Settings
             </Command.Item>
           </Command.Group>

@@ -59,7 +59,7 @@ export function Sidebar() {
         ) : folders.isError ? (
           <ErrorCard compact error={folders.error} onRetry={() => void folders.refetch()} />
         ) : folders.data.folders.length === 0 ? (
-          <p className="px-2 py-1 text-sm text-zinc-500">No folders yet.</p>
+          <p className="px-2 py-1 text-sm text-zinc-500 dark:text-zinc-400">No folders yet.</p>
         ) : (
           <ul className="space-y-0.5">
             {folders.data.folders.map((f) => (
@@ -67,7 +67,6 @@ export function Sidebar() {
                 <Link
                   to="/f/$folder"
                   params={{ folder: f.name }}
-                  aria-label={folderLabel(f)}
                   title={folderLabel(f)}
                   aria-current={current === f.name ? "page" : undefined}
                   className={clsx(
@@ -75,9 +74,15 @@ export function Sidebar() {
                     current === f.name ? "bg-zinc-200 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800/60",
                   )}
                 >
-                  <FolderIcon mcp={f.mcp} className={clsx("size-4 shrink-0", f.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-400")} />
-                  <span className="min-w-0 flex-1 truncate">{f.title}</span>
-                  <span className="text-xs text-zinc-500 tabular-nums dark:text-zinc-400">{f.files}</span>
+                  <FolderIcon mcp={f.mcp} className={clsx("size-4 shrink-0", f.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-500 dark:text-zinc-400")} />
+                  {/* The name is the full sentence; the visible title and count are its short form. */}
+                  <span className="sr-only">{folderLabel(f)}</span>
+                  <span aria-hidden className="min-w-0 flex-1 truncate">
+                    {f.title}
+                  </span>
+                  <span aria-hidden className="text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+                    {f.files}
+                  </span>
                 </Link>
               </li>
             ))}

@@ -25,7 +25,7 @@ export function ThemeToggle() {
           value={value}
           aria-label={label}
           title={label}
-          className="inline-flex size-7 items-center justify-center rounded text-zinc-500 data-[state=on]:bg-zinc-200 data-[state=on]:text-zinc-900 dark:data-[state=on]:bg-zinc-700 dark:data-[state=on]:text-zinc-50"
+          className="inline-flex size-7 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 data-[state=on]:bg-zinc-200 data-[state=on]:text-zinc-900 dark:data-[state=on]:bg-zinc-700 dark:data-[state=on]:text-zinc-50"
         >
           <Icon className="size-4" aria-hidden />
         </ToggleGroup.Item>

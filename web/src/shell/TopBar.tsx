@@ -32,7 +32,7 @@ export function TopBar() {
             <span className="flex items-center gap-2">
               <FolderIcon mcp={f.mcp} />
               {f.title}
-              <span className="ml-auto text-xs text-zinc-500">{f.name === current ? "✓" : `${f.files} files`}</span>
+              <span className="ml-auto text-xs text-zinc-500 dark:text-zinc-400">{f.name === current ? "✓" : `${f.files} files`}</span>
             </span>
           </MenuItem>
         ))}

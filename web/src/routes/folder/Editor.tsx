@@ -126,7 +126,7 @@ function Open({ folder, path, initial, onClose }: EditorProps & { initial: { tex
               {saving && <Loader2 aria-hidden className="size-3.5 animate-spin" />}
               {statusText(state)}
             </span>
-            <span aria-hidden className="hidden text-xs text-zinc-400 sm:inline dark:text-zinc-500">
+            <span aria-hidden className="hidden text-xs text-zinc-500 sm:inline dark:text-zinc-400">
               ·{" "}
               <kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">{isMac ? "⌘" : "Ctrl"}</kbd>
               +<kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">S</kbd> to save

@@ -105,7 +105,7 @@ function NothingSelected({ folder, writable, onNewNote }: { folder: Folder; writ
   return (
     <div className="flex h-full min-h-64 items-center justify-center p-8">
       <div className="max-w-md text-center">
-        <FileText className="mx-auto size-8 text-zinc-400" aria-hidden />
+        <FileText className="mx-auto size-8 text-zinc-500 dark:text-zinc-400" aria-hidden />
         <h2 className="mt-3 text-base font-medium">Pick a document to preview it</h2>
         <p className="mt-1.5 text-sm text-zinc-600 dark:text-zinc-400">
           {folder.title} holds {plural(folder.files, "file")}. What you see here is read from disk, so it is current even while the index catches up.

@@ -32,7 +32,7 @@ function Loading() {
 function Gone({ folder, path }: { folder: Folder; path: string }) {
   return (
     <div className="mx-auto max-w-md py-12 text-center">
-      <FileQuestion className="mx-auto size-8 text-zinc-400" aria-hidden />
+      <FileQuestion className="mx-auto size-8 text-zinc-500 dark:text-zinc-400" aria-hidden />
       <p className="mt-3 text-base font-medium">This document is not there any more</p>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
         <code className="font-mono text-[0.9em] break-all">{splitPath(path).doc}</code> was moved, renamed or deleted since the link was made.

@@ -124,16 +124,16 @@ function FolderRow({ folder: f, writable, onAction }: { folder: Folder; writable
             </Badge>
           )}
         </div>
-        <div className="mt-0.5 font-mono text-xs text-zinc-500">{f.name}</div>
-        <div className="mt-0.5 text-xs text-zinc-500 sm:hidden">
+        <div className="mt-0.5 font-mono text-xs text-zinc-500 dark:text-zinc-400">{f.name}</div>
+        <div className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-400 sm:hidden">
           {plural(f.files, "file")} · {plural(f.chunks, "chunk")}
         </div>
       </td>
       <td className="hidden px-4 py-3 whitespace-nowrap text-zinc-700 sm:table-cell dark:text-zinc-300">
         <div className="flex items-center gap-1.5">
-          <FileText className="size-3.5 text-zinc-400" aria-hidden /> {plural(f.files, "file")}
+          <FileText className="size-3.5 text-zinc-500 dark:text-zinc-400" aria-hidden /> {plural(f.files, "file")}
         </div>
-        <div className="text-xs text-zinc-500">{plural(f.chunks, "chunk")}</div>
+        <div className="text-xs text-zinc-500 dark:text-zinc-400">{plural(f.chunks, "chunk")}</div>
       </td>
       <td className="hidden px-4 py-3 text-zinc-700 md:table-cell dark:text-zinc-300">
         {f.mcp ? (
@@ -141,7 +141,7 @@ function FolderRow({ folder: f, writable, onAction }: { folder: Folder; writable
             On MCP at <code className="font-mono text-xs">{f.mcp_path}</code>
           </span>
         ) : (
-          <span className="text-zinc-500">Human-only</span>
+          <span className="text-zinc-500 dark:text-zinc-400">Human-only</span>
         )}
       </td>
       <td className="px-2 py-2">

@@ -36,7 +36,7 @@ export function LooseFiles({ files, writable }: { files: readonly string[]; writ
       <ul className="divide-y divide-zinc-100 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
         {files.map((name) => (
           <li key={name} className="flex items-center gap-2 px-4 py-1.5 text-sm">
-            <FileX className="size-4 shrink-0 text-zinc-400" aria-hidden />
+            <FileX className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
             <span className="min-w-0 flex-1 truncate font-mono text-xs">{name}</span>
             {writable && (
               <IconButton label={`Delete ${name}`} onClick={() => setDeleting(name)}>

@@ -61,7 +61,7 @@ function IndexStatusCard({ status: s }: { status: Status }) {
           <div className="h-1.5 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-label="Indexing" aria-valuemin={0} aria-valuemax={p.files_total} aria-valuenow={p.files_done}>
             <div className="h-full bg-amber-500 transition-all" style={{ width: `${(p.files_done / p.files_total) * 100}%` }} />
           </div>
-          <div className="text-xs text-zinc-500">{plural(p.chunks_done, "chunk")} so far</div>
+          <div className="text-xs text-zinc-500 dark:text-zinc-400">{plural(p.chunks_done, "chunk")} so far</div>
         </div>
       )}
       <Rows>

@@ -104,7 +104,7 @@ function Summary({ s, today }: { s: QueryLogSummary; today: string }) {
               ]}
             />
           ) : (
-            <p className="text-sm text-zinc-500">No searches in the last {days.length} days.</p>
+            <p className="text-sm text-zinc-500 dark:text-zinc-400">No searches in the last {days.length} days.</p>
           )}
         </div>
       </Card>
@@ -124,7 +124,7 @@ function Summary({ s, today }: { s: QueryLogSummary; today: string }) {
                   ]}
                 />
               ) : (
-                <p className="text-sm text-zinc-500">The hook has seen no prompts in the last {days.length} days.</p>
+                <p className="text-sm text-zinc-500 dark:text-zinc-400">The hook has seen no prompts in the last {days.length} days.</p>
               )}
             </div>
           </Card>
@@ -154,7 +154,7 @@ function GapsTable({ s }: { s: QueryLogSummary }) {
   return (
     <Card title="Queries that found nothing" subtitle="The latest first: what people and agents looked for and the documents did not answer.">
       {s.gaps.recent.length === 0 ? (
-        <p className="py-3 text-sm text-zinc-500">None.</p>
+        <p className="py-3 text-sm text-zinc-500 dark:text-zinc-400">None.</p>
       ) : (
         <div className="-mx-5 overflow-x-auto">
           <table className="w-full text-sm">
@@ -170,7 +170,7 @@ function GapsTable({ s }: { s: QueryLogSummary }) {
             <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
               {s.gaps.recent.map((g, i) => (
                 <tr key={`${g.at_ms}-${i}`}>
-                  <td className={`${td} break-words`}>{g.query ?? <span className="text-zinc-400">(no text)</span>}</td>
+                  <td className={`${td} break-words`}>{g.query ?? <span className="text-zinc-500 dark:text-zinc-400">(no text)</span>}</td>
                   <td className={`${td} whitespace-nowrap text-zinc-600 dark:text-zinc-400`}>{KIND_LABELS[g.kind] ?? g.kind}</td>
                   <td className={`${td} text-right tabular-nums`}>{g.best?.toFixed(2) ?? "—"}</td>
                   <td className={`${td} text-right tabular-nums`}>{g.min_score?.toFixed(2) ?? "—"}</td>
@@ -189,7 +189,7 @@ function ReadsTable({ s }: { s: QueryLogSummary }) {
   return (
     <Card title="Documents read most" subtitle="ragdown_read_doc calls, and how many followed a search that showed the document within 10 minutes: a hint that the hit was used.">
       {s.reads.documents.length === 0 ? (
-        <p className="py-3 text-sm text-zinc-500">No document has been read yet.</p>
+        <p className="py-3 text-sm text-zinc-500 dark:text-zinc-400">No document has been read yet.</p>
       ) : (
         <div className="-mx-5 overflow-x-auto">
           <table className="w-full text-sm">

@@ -35,7 +35,7 @@ export function Row({ label, hint, source, children, flagged }: { label: string;
       <dt className="min-w-0 flex-1">
         <div className="text-sm font-medium">{label}</div>
         {hint && <div className="text-xs text-zinc-600 dark:text-zinc-400">{hint}</div>}
-        {source && <div className="mt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-500">{source}</div>}
+        {source && <div className="mt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{source}</div>}
       </dt>
       <dd className={clsx("text-sm break-all sm:max-w-[50%] sm:text-right", flagged ? "font-medium text-amber-700 dark:text-amber-300" : "text-zinc-900 dark:text-zinc-100")}>{children}</dd>
     </div>

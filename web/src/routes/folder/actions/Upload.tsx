@@ -122,7 +122,7 @@ function UploadForm({ folder, onClose }: { folder: Folder; onClose: () => void }
               over ? "border-accent-500 bg-accent-50 dark:bg-accent-500/10" : "border-zinc-300 hover:border-zinc-400 dark:border-zinc-700 dark:hover:border-zinc-600",
             )}
           >
-            <UploadCloud className="size-6 text-zinc-400" aria-hidden />
+            <UploadCloud className="size-6 text-zinc-500 dark:text-zinc-400" aria-hidden />
             <span className="text-sm font-medium">Choose or drop a Markdown file</span>
             <span className="text-xs text-zinc-500 dark:text-zinc-400">Several at once are fine: .md, .markdown or .mdx. Pick again to add more.</span>
             <input
@@ -147,7 +147,7 @@ function UploadForm({ folder, onClose }: { folder: Folder; onClose: () => void }
           <ul aria-label="Files to upload" className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
             {picked.map((p) => (
               <li key={p.file.name} className="flex items-center gap-2 px-3 py-2 text-sm">
-                <FileText className="size-4 shrink-0 text-zinc-400" aria-hidden />
+                <FileText className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
                 <div className="min-w-0 flex-1">
                   <div className="truncate">{p.file.name}</div>
                   {p.state === "exists" ? (
@@ -172,7 +172,7 @@ function UploadForm({ folder, onClose }: { folder: Folder; onClose: () => void }
                   aria-label={`Remove ${p.file.name}`}
                   disabled={p.state === "sending"}
                   onClick={() => update(p.file.name, null)}
-                  className="inline-flex size-7 shrink-0 items-center justify-center rounded text-zinc-500 hover:bg-zinc-100 disabled:opacity-50 dark:hover:bg-zinc-800"
+                  className="inline-flex size-7 shrink-0 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 disabled:opacity-50 dark:hover:bg-zinc-800"
                 >
                   <X className="size-4" aria-hidden />
                 </button>

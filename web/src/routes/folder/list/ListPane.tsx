@@ -57,7 +57,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
         <div className="flex items-start gap-2 px-1">
           <div className="min-w-0 flex-1">
             <h1 className="flex items-center gap-2 text-lg leading-tight font-semibold tracking-tight">
-              <FolderIcon mcp={folder.mcp} className={clsx("size-4 shrink-0", folder.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-400")} />
+              <FolderIcon mcp={folder.mcp} className={clsx("size-4 shrink-0", folder.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-500 dark:text-zinc-400")} />
               <span className="truncate" title={folder.name}>
                 {folder.title}
               </span>
@@ -120,7 +120,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
                 All tags
               </MenuItem>
               <MenuSeparator />
-              {tags.length === 0 && <p className="px-2 py-1.5 text-xs text-zinc-500">No tags in this folder</p>}
+              {tags.length === 0 && <p className="px-2 py-1.5 text-xs text-zinc-500 dark:text-zinc-400">No tags in this folder</p>}
               {(tag && !tags.includes(normalizeTag(tag)) ? [normalizeTag(tag), ...tags] : tags).map((t) => (
                 <MenuItem key={t} onSelect={() => setSearch({ tag: t })} checked={!!tag && normalizeTag(tag) === t}>
                   #{t}
@@ -147,7 +147,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
 
         <div className="relative">
           <SearchIcon
-            className={clsx("pointer-events-none absolute top-1/2 left-2.5 size-3.5 -translate-y-1/2", mode === "search" ? "text-accent-500" : "text-zinc-400")}
+            className={clsx("pointer-events-none absolute top-1/2 left-2.5 size-3.5 -translate-y-1/2", mode === "search" ? "text-accent-500" : "text-zinc-500 dark:text-zinc-400")}
             aria-hidden
           />
           <input
@@ -163,7 +163,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
               type="button"
               aria-label="Clear"
               onClick={() => setQuery("")}
-              className="absolute top-1/2 right-1.5 inline-flex size-6 -translate-y-1/2 items-center justify-center rounded text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+              className="absolute top-1/2 right-1.5 inline-flex size-6 -translate-y-1/2 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 dark:hover:bg-zinc-800"
             >
               <X className="size-3.5" aria-hidden />
             </button>

@@ -223,8 +223,8 @@ export function Tree({ folder, docs, filtering, recent, selected, tag, writable,
               onClick={() => !filtering && toggle(dir)}
               className={clsx(rowClass, "cursor-default text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800/60", dropDir === dir && "bg-accent-100 ring-2 ring-accent-500/50 dark:bg-accent-500/20")}
             >
-              <ChevronRight className={clsx("size-3.5 shrink-0 text-zinc-400 transition-transform", open && "rotate-90")} aria-hidden />
-              <Icon className="size-4 shrink-0 text-zinc-400" aria-hidden />
+              <ChevronRight className={clsx("size-3.5 shrink-0 text-zinc-500 dark:text-zinc-400 transition-transform", open && "rotate-90")} aria-hidden />
+              <Icon className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
               <span id={`${ids}-${i}-name`} className="min-w-0 flex-1 truncate font-medium">
                 {row.node.name}
               </span>{" "}
@@ -243,7 +243,7 @@ export function Tree({ folder, docs, filtering, recent, selected, tag, writable,
                     onNewIn(dir);
                   }}
                   onKeyDown={(e) => e.stopPropagation()}
-                  className="hidden size-6 shrink-0 items-center justify-center rounded text-zinc-500 group-focus-within:inline-flex group-hover:inline-flex hover:bg-zinc-200 dark:hover:bg-zinc-700"
+                  className="hidden size-6 shrink-0 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 group-focus-within:inline-flex group-hover:inline-flex hover:bg-zinc-200 dark:hover:bg-zinc-700"
                 >
                   <FilePlus className="size-3.5" aria-hidden />
                 </button>

@@ -44,12 +44,12 @@ function Backlinks({ path }: { path: string }) {
                 <DocLink path={b.path} className={`${rowLink} truncate text-sm`}>
                   {b.title}
                 </DocLink>
-                <span className="truncate font-mono text-xs text-zinc-400">{splitPath(b.path).doc}</span>
+                <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{splitPath(b.path).doc}</span>
               </div>
               <ul className="mt-1 space-y-0.5 border-l border-zinc-200 pl-2 dark:border-zinc-800">
                 {b.lines.map((l) => (
                   <li key={l.line} className="flex gap-2 text-xs text-zinc-600 dark:text-zinc-400">
-                    <span className="w-8 shrink-0 text-right font-mono text-zinc-400 tabular-nums" aria-label={`line ${l.line}`}>
+                    <span className="w-8 shrink-0 text-right font-mono text-zinc-500 dark:text-zinc-400 tabular-nums" aria-label={`line ${l.line}`}>
                       {l.line}
                     </span>
                     <span className="min-w-0 truncate" title={l.text}>
@@ -77,9 +77,9 @@ function OutgoingRow({ link, from, titles }: { link: Outgoing; from: string; tit
   const { data, isPending, isError } = useResolve(from, link.target);
   let shown: ReactNode;
   let note = "";
-  if (isPending) shown = <span className="text-zinc-500">{link.label}</span>;
+  if (isPending) shown = <span className="text-zinc-500 dark:text-zinc-400">{link.label}</span>;
   else if (isError) {
-    shown = <span className="text-zinc-500">{link.label}</span>;
+    shown = <span className="text-zinc-500 dark:text-zinc-400">{link.label}</span>;
     note = "not resolved: the server failed";
   } else if (!data) {
     shown = <BrokenLink written={link.target}>{link.label}</BrokenLink>;
