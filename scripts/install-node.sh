@@ -16,8 +16,8 @@
 #                     mcp-inspector --cli <server command> <args...> --method tools/list
 #                     mcp-inspector --cli http://127.0.0.1:PORT/mcp/runbooks --method tools/list
 #
-# Needs an `npm` on PATH (any version; Debian: apt-get install -y npm). On macOS and other
-# platforms without a node-<os>-<arch> 22.x package, a system node >= 22.19 is used instead
+# Needs an `npm` on PATH (any version; Debian's `npm` is installed when missing and we are root
+# or have sudo). On macOS and other platforms without a node-<os>-<arch> 22.x package, a system node >= 22.19 is used instead
 # (best effort, untested). A second run checks the versions and does nothing else.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -47,7 +47,8 @@ version_ge() {
 
 node_version() { "$1" --version 2>/dev/null | sed 's/^v//'; }
 
-command -v npm >/dev/null 2>&1 || die "npm not found; install it first (Debian: apt-get install -y npm)"
+# Any npm installs the node package; Debian's is fine (it is then run under Node 22).
+need_command npm npm "macOS: brew install node@22"
 
 # Run npm's own CLI under Node 22 when we can find it, so the installer, its engine checks and
 # any lifecycle scripts all see Node 22; fall back to plain `npm`.

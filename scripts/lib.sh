@@ -65,28 +65,31 @@ as_root() {
     fi
 }
 
-# need_protoc : make sure the Protocol Buffers compiler is on PATH (the proto/ crate's build
-# script needs it). Installs Debian's protobuf-compiler when we can; otherwise exits with the
-# exact command for the user to run.
-need_protoc() {
-    if command -v protoc >/dev/null 2>&1; then
+# need_command CMD PACKAGE ELSEWHERE : make sure CMD is on PATH. Installs Debian's PACKAGE when we
+# can (root or sudo, apt-get); otherwise exits with the exact command for the user to run, and
+# ELSEWHERE (how to get it on other systems).
+need_command() {
+    if command -v "$1" >/dev/null 2>&1; then
         return 0
     fi
-    local cmd="apt-get update && apt-get install -y protobuf-compiler"
+    local cmd="apt-get update && apt-get install -y $2"
     if ! command -v apt-get >/dev/null 2>&1; then
-        die "protoc not found. Install the Protocol Buffers compiler (Debian/Ubuntu: $cmd;" \
-            "macOS: brew install protobuf) or set PROTOC=/path/to/protoc."
+        die "$1 not found. Install it (Debian/Ubuntu: $cmd; $3)."
     fi
     if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
-        die "protoc not found and neither root nor sudo is available. Run as root: $cmd"
+        die "$1 not found and neither root nor sudo is available. Run as root: $cmd"
     fi
-    log "protoc not found; installing Debian's protobuf-compiler"
+    log "$1 not found; installing Debian's $2"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 \
         || die "apt-get update failed. Run as root: $cmd"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q protobuf-compiler >&2 \
-        || die "installing protobuf-compiler failed. Run as root: $cmd"
-    command -v protoc >/dev/null 2>&1 || die "protoc still not on PATH after install"
-    log "protoc: $(protoc --version 2>&1 || true)"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2 \
+        || die "installing $2 failed. Run as root: $cmd"
+    command -v "$1" >/dev/null 2>&1 || die "$1 still not on PATH after installing $2"
+}
+
+# need_protoc : the Protocol Buffers compiler, which the proto/ crate's build script needs.
+need_protoc() {
+    need_command protoc protobuf-compiler "macOS: brew install protobuf; or set PROTOC=/path/to/protoc"
 }
 
 # sha256_of FILE : print the file's sha256 in hex.
