@@ -17,8 +17,8 @@
 #                     mcp-inspector --cli http://127.0.0.1:PORT/mcp/runbooks --method tools/list
 #
 # Needs an `npm` on PATH (any version; Debian's `npm` is installed when missing and we are root
-# or have sudo). On macOS and other platforms without a node-<os>-<arch> 22.x package, a system node >= 22.19 is used instead
-# (best effort, untested). A second run checks the versions and does nothing else.
+# or have sudo). On macOS and other platforms without a node-<os>-<arch> 22.x package, a system
+# node >= 22.19 is used instead (best effort, untested). A second run checks the versions and does nothing else.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
