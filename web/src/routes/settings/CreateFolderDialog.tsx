@@ -9,7 +9,7 @@ import { Dialog, DialogFooter } from "../../components/ui/dialog";
 import { Field, Input, Switch } from "../../components/ui/form";
 import { messageOf, notify } from "../../lib/toast";
 import { folderNameProblem } from "./folders";
-import { useDirtyGuard } from "./formParts";
+import { useDiscardGuard } from "../../components/ui/discard";
 
 export function mcpDescription(on: boolean, name: string): string {
   return on ? `Agents reach it at /mcp/${name || "<name>"}.` : "Off, the folder is human-only: searchable here, but agents never see it.";
@@ -41,7 +41,7 @@ export function CreateFolderDialog({ open, onOpenChange, onCreated }: { open: bo
     if (!next) reset();
     onOpenChange(next);
   };
-  const { onOpenChange: guarded, guard } = useDirtyGuard(!busy && (name !== "" || title !== ""), close);
+  const { onOpenChange: guarded, guard } = useDiscardGuard(!busy && (name !== "" || title !== ""), () => close(false));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -10,7 +10,8 @@ import { Field, Input, Switch } from "../../components/ui/form";
 import { messageOf, notify } from "../../lib/toast";
 import { mcpDescription } from "./CreateFolderDialog";
 import { floorTooLow, unrelatedScore } from "./folders";
-import { FormError, HookFields, useDirtyGuard } from "./formParts";
+import { FormError, HookFields } from "./formParts";
+import { useDiscardGuard } from "../../components/ui/discard";
 import { diffDraft, hookDraft, inherited, parseHook, type HookKey } from "./settingsForm";
 
 /** Open while `folder` is set; keyed by it, so the form starts from its values each time. */
@@ -31,7 +32,7 @@ function EditFolderForm({ folder, onOpenChange }: { folder: Folder; onOpenChange
   const { patch: hookPatch, errors } = diffDraft(initialHook, hook, parseHook);
   const titleChanged = title.trim() !== folder.title;
   const dirty = titleChanged || mcp !== folder.mcp || Object.keys(hookPatch).length > 0;
-  const { onOpenChange: guarded, guard } = useDirtyGuard(dirty && !busy, onOpenChange);
+  const { onOpenChange: guarded, guard } = useDiscardGuard(dirty && !busy, () => onOpenChange(false));
 
   const server = status.data?.settings.hook;
   const unrelated = unrelatedScore(status.data);

@@ -10,7 +10,8 @@ import { Dialog, DialogFooter } from "../../components/ui/dialog";
 import { Field, inputClass } from "../../components/ui/form";
 import { messageOf, notify } from "../../lib/toast";
 import { floorTooLow, unrelatedScore } from "./folders";
-import { FlagSelect, FormError, HookFields, NumberField, useDirtyGuard } from "./formParts";
+import { FlagSelect, FormError, HookFields, NumberField } from "./formParts";
+import { useDiscardGuard } from "../../components/ui/discard";
 import { Note } from "./parts";
 import { ENV, asText, diffDraft, hookDraft, hookEnv, inherited, parseFlag, parseHook, parseNumber, type Draft, type HookKey, type Parsed } from "./settingsForm";
 
@@ -54,7 +55,7 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
   const hookDiff = diffDraft(initial.hook, hook, parseHook);
   const errors = { ...top.errors, ...hookDiff.errors };
   const dirty = Object.keys(top.patch).length + Object.keys(hookDiff.patch).length > 0;
-  const { onOpenChange: guarded, guard } = useDirtyGuard(dirty && !busy, onOpenChange);
+  const { onOpenChange: guarded, guard } = useDiscardGuard(dirty && !busy, () => onOpenChange(false));
   const set = (key: string) => (v: string) => setValues((d) => ({ ...d, [key]: v }));
 
   // The embedder and floor the form would put in effect, for the low-floor flag.

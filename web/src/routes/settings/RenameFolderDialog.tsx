@@ -8,7 +8,7 @@ import { Dialog, DialogFooter } from "../../components/ui/dialog";
 import { Field, Input } from "../../components/ui/form";
 import { messageOf, notify } from "../../lib/toast";
 import { folderNameProblem } from "./folders";
-import { useDirtyGuard } from "./formParts";
+import { useDiscardGuard } from "../../components/ui/discard";
 
 export function RenameFolderDialog({ folder, onOpenChange }: { folder: Folder | null; onOpenChange: (open: boolean) => void }) {
   return folder ? <RenameForm key={folder.name} folder={folder} onOpenChange={onOpenChange} /> : null;
@@ -23,7 +23,7 @@ function RenameForm({ folder, onOpenChange }: { folder: Folder; onOpenChange: (o
   const taken = (folders.data?.folders ?? []).map((f) => f.name).filter((n) => n !== folder.name);
   const problem = folderNameProblem(name, taken);
   const same = name === folder.name;
-  const { onOpenChange: guarded, guard } = useDirtyGuard(!same && !busy, onOpenChange);
+  const { onOpenChange: guarded, guard } = useDiscardGuard(!same && !busy, () => onOpenChange(false));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -1,8 +1,6 @@
 //! Form pieces the settings dialogs share: a number field that may stay empty (inherit), the four
-//! search-default fields, a select for a switch that can go back to its variable, and the guard
-//! that asks before a dialog with unsaved input closes.
-import { useState, type ReactNode } from "react";
-import { Confirm } from "../../components/ui/dialog";
+//! search-default fields, and a select for a switch that can go back to its variable.
+import type { ReactNode } from "react";
 import { Field, Input, inputClass } from "../../components/ui/form";
 import { HOOK_FIELDS, type Draft, type HookKey } from "./settingsForm";
 
@@ -63,33 +61,6 @@ export function FlagSelect({ label, hint, env, envValue, value, onChange }: { la
       )}
     </Field>
   );
-}
-
-/**
- * Wraps a dialog's `onOpenChange` so that closing it with unsaved input asks first; render
- * `guard` next to the dialog.
- */
-export function useDirtyGuard(dirty: boolean, onOpenChange: (open: boolean) => void): { onOpenChange: (open: boolean) => void; guard: ReactNode } {
-  const [asking, setAsking] = useState(false);
-  const guarded = (open: boolean) => {
-    if (!open && dirty) setAsking(true);
-    else onOpenChange(open);
-  };
-  const guard = (
-    <Confirm
-      open={asking}
-      onOpenChange={setAsking}
-      title="Discard your changes?"
-      description="What you typed here has not been saved."
-      cancel="Keep editing"
-      confirm="Discard"
-      onConfirm={() => {
-        setAsking(false);
-        onOpenChange(false);
-      }}
-    />
-  );
-  return { onOpenChange: guarded, guard };
 }
 
 /** The server's refusal, shown inside the dialog. */

@@ -11,7 +11,7 @@ import { Field, Input } from "../../../components/ui/form";
 import { cleanSubfolder, filePath, noteFileName } from "../../../lib/filename";
 import { messageOf } from "../../../lib/toast";
 import { insidePath } from "../list/tree";
-import { useDiscardGuard } from "./discard";
+import { useDiscardGuard } from "../../../components/ui/discard";
 
 export interface NewNoteProps {
   open: boolean;

@@ -12,7 +12,7 @@ import { Field, Input } from "../../../components/ui/form";
 import { filePath, isMarkdownName } from "../../../lib/filename";
 import { plural, size } from "../../../lib/time";
 import { messageOf, notify } from "../../../lib/toast";
-import { useDiscardGuard } from "./discard";
+import { useDiscardGuard } from "../../../components/ui/discard";
 
 export interface UploadProps {
   open: boolean;

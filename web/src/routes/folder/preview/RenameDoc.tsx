@@ -7,7 +7,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { ApiError, type Moved } from "../../../api/client";
 import { request, useRefreshAll } from "../../../api/hooks";
 import { Button } from "../../../components/ui/button";
-import { Confirm, Dialog, DialogFooter } from "../../../components/ui/dialog";
+import { Dialog, DialogFooter } from "../../../components/ui/dialog";
+import { useDiscardGuard } from "../../../components/ui/discard";
 import { Field, Input } from "../../../components/ui/form";
 import { plural } from "../../../lib/time";
 import { rootPath, splitPath } from "../../../lib/paths";
@@ -29,7 +30,6 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
   const [value, setValue] = useState(doc);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [leaving, setLeaving] = useState(false);
   const navigate = useNavigate();
   const client = useQueryClient();
   const refreshAll = useRefreshAll();
@@ -42,6 +42,7 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
     setError(null);
     onOpenChange(false);
   };
+  const { onOpenChange: guarded, guard } = useDiscardGuard(changed && !busy, close);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -68,7 +69,7 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
     <>
       <Dialog
         open={open}
-        onOpenChange={(next) => (next ? onOpenChange(true) : changed ? setLeaving(true) : close())}
+        onOpenChange={guarded}
         title="Rename or move"
         description="Links to this note from anywhere in the folder are rewritten to follow it."
       >
@@ -106,18 +107,7 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
           </DialogFooter>
         </form>
       </Dialog>
-      <Confirm
-        open={leaving}
-        onOpenChange={setLeaving}
-        title="Discard the new path?"
-        description="The document has not been moved, and closing throws the path you typed away."
-        cancel="Keep editing"
-        confirm="Discard"
-        onConfirm={() => {
-          setLeaving(false);
-          close();
-        }}
-      />
+      {guard}
     </>
   );
 }

@@ -1,7 +1,7 @@
 //! A dialog that holds typed input asks before Escape or a click outside throws it away, as the
 //! editor's leave guard does; Cancel stays a plain, deliberate close.
 import { useState, type ReactNode } from "react";
-import { Confirm } from "../../../components/ui/dialog";
+import { Confirm } from "./dialog";
 
 /** `onOpenChange` for the dialog, and the confirmation to render beside it. */
 export function useDiscardGuard(dirty: boolean, close: () => void): { onOpenChange: (open: boolean) => void; guard: ReactNode } {
@@ -16,7 +16,7 @@ export function useDiscardGuard(dirty: boolean, close: () => void): { onOpenChan
       open={asking}
       onOpenChange={setAsking}
       title="Discard what you entered?"
-      description="Closing this dialog throws away what you typed and picked in it."
+      description="Closing this dialog throws away what you typed or picked in it."
       cancel="Keep editing"
       confirm="Discard"
       onConfirm={() => {
