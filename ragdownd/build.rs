@@ -1,5 +1,5 @@
 //! Rebuilds ragdownd when the web UI's build changes, so a release binary embeds the current
-//! `web/dist` (rust-embed reads it at compile time in release builds and from disk in debug ones).
+//! `web/dist` (rust-embed reads it at compile time; debug builds read the checkout's at run time).
 //!
 //! Debug builds read the files at run time, so only release builds watch them.
 //!

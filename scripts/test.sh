@@ -48,5 +48,6 @@ log "interop: MCP Inspector CLI and the Python SDK client"
 "$ROOT/tests/interop/run.sh"
 log "web UI: build (initial JavaScript budget) and end-to-end tests in Chromium"
 "$ROOT/scripts/build-web.sh"
-RAGDOWND="$CARGO_TARGET_DIR/debug/ragdownd" RAGDOWN_WEB_DIR="$ROOT/web/dist" CI=1 web npx playwright test
+# No RAGDOWN_WEB_DIR: the debug binary, compiled before the UI was built, serves web/dist itself.
+RAGDOWND="$CARGO_TARGET_DIR/debug/ragdownd" CI=1 web npx playwright test
 log "all tests passed"

@@ -58,7 +58,8 @@ async function start(env: Record<string, string>): Promise<{ server: Server; chi
       RAGDOWN_HOST: "127.0.0.1",
       PORT: String(port),
       RAGDOWN_LOG: "warn",
-      RAGDOWN_WEB_DIR: process.env.RAGDOWN_WEB_DIR ?? join(REPO, "web/dist"),
+      // Unset, the debug binary serves the checkout's web/dist, as `scripts/run.sh` does.
+      ...(process.env.RAGDOWN_WEB_DIR ? { RAGDOWN_WEB_DIR: process.env.RAGDOWN_WEB_DIR } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

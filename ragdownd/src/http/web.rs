@@ -1,5 +1,9 @@
-//! The web UI: the built `web/dist`, embedded in release builds (rust-embed reads it from disk in
-//! debug builds), or a directory named by `RAGDOWN_WEB_DIR` at run time.
+//! The web UI: the built `web/dist`, embedded in release builds, read from the checkout's
+//! `web/dist` on disk in debug builds, or from a directory named by `RAGDOWN_WEB_DIR`.
+//!
+//! Debug builds read the checkout at run time on purpose: a debug binary is often compiled before
+//! the UI is built (the test command does), and rust-embed's own debug mode bakes in that the
+//! folder was missing.
 //!
 //! - `assets/…` (hashed names) are cached for a year as immutable; everything else is `no-cache`.
 //! - Any GET or HEAD path that is not a file gets `index.html`, so the app's own routes
@@ -9,7 +13,7 @@
 //! - Without a build, `/` says how to make one (HTML for a browser, the API's JSON error
 //!   otherwise), and the rest of the server works as before.
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use axum::body::Body;
@@ -31,16 +35,20 @@ struct Embedded;
 /// Where the UI's files come from.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// Compiled in (read from `web/dist` on disk in debug builds).
+    /// Compiled in (release builds).
     Embedded,
     /// A directory given at run time (`RAGDOWN_WEB_DIR`).
     Dir(PathBuf),
 }
 
 impl Source {
-    /// `RAGDOWN_WEB_DIR` when set, else the embedded build.
+    /// `RAGDOWN_WEB_DIR` when set; else the embedded build, or in a debug build the checkout's.
     pub fn new(dir: Option<PathBuf>) -> Self {
-        dir.map_or(Source::Embedded, Source::Dir)
+        match dir {
+            Some(dir) => Source::Dir(dir),
+            None if cfg!(debug_assertions) => Source::Dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/dist")),
+            None => Source::Embedded,
+        }
     }
 
     fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
