@@ -1,9 +1,9 @@
 //! Settings `/settings?tab=`: Folders (the default, no parameter), This device, Server and Usage,
 //! as tabs kept in the URL. Arrow keys move between the tabs; each opens as it gets the focus.
 import type { ReactNode } from "react";
-import { Link, useNavigate } from "@tanstack/react-router";
+import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { Tabs } from "radix-ui";
-import { settingsRoute, type SettingsTab } from "../../router";
+import type { SettingsTab } from "../search";
 import { useTitle } from "../../lib/title";
 import { DeviceTab } from "./DeviceTab";
 import { FoldersTab } from "./FoldersTab";
@@ -19,7 +19,7 @@ const TABS: { value: SettingsTab; label: string; body: () => ReactNode }[] = [
 
 export function SettingsPage() {
   useTitle("Settings");
-  const { tab } = settingsRoute.useSearch();
+  const { tab } = useSearch({ from: "/settings" });
   const navigate = useNavigate();
   const current: SettingsTab = tab ?? "folders";
   const select = (value: string) => {
