@@ -65,6 +65,9 @@ describe("headingSlug", () => {
 });
 
 describe("snippet", () => {
+  it("reads a table as its cells, without the rule under the header", () => {
+    expect(snippet("| Topic | Partitions |\n|---|:---:|\n| `order-events` | 24 |")).toBe("Topic · Partitions order-events · 24");
+  });
   it("drops heading lines and fences and collapses whitespace", () => {
     expect(snippet("## Consumer lag\n\nLag over 10,000\nmessages pages.\n```bash\nkafka-consumer-groups.sh\n```")).toBe("Lag over 10,000 messages pages. kafka-consumer-groups.sh");
   });

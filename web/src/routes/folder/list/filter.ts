@@ -50,13 +50,14 @@ export function headingSlug(breadcrumb: string): string | undefined {
 }
 
 /**
- * A hit's text as a line of prose: no heading lines or fences, links and wikilinks as their
- * text, no code or emphasis marks, the whitespace collapsed.
+ * A hit's text as a line of prose: no heading lines, fences or table rules, table cells as
+ * "a · b", links and wikilinks as their text, no code or emphasis marks, the whitespace collapsed.
  */
 export function snippet(text: string): string {
   return text
     .split("\n")
-    .filter((line) => !/^\s{0,3}(#{1,6}\s|```|~~~)/.test(line))
+    .filter((line) => !/^\s{0,3}(#{1,6}\s|```|~~~)/.test(line) && !/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line))
+    .map((line) => (/^\s*\|.*\|\s*$/.test(line) ? line.trim().slice(1, -1).split("|").map((cell) => cell.trim()).join(" · ") : line))
     .join(" ")
     .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2")
     .replace(/!?\[\[([^\]]*)\]\]/g, "$1")
