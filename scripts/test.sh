@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh
 #
-# Formatting and lints (warnings denied), the web UI's type check, lint and unit tests, every
+# The Dockerfiles' lint and the compose files' validation, formatting and lints (warnings
+# denied), the web UI's type check, lint and unit tests, every
 # Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model),
 # interop checks with the official MCP Inspector CLI and the official Python SDK client, then the
 # web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
@@ -27,6 +28,12 @@ export CHROMIUM
 NODE_BIN=$(dirname "$("$RAGDOWN_BIN/node22" -p process.execPath)")
 web() { (cd "$ROOT/web" && PATH="$NODE_BIN:$PATH" "$@"); }
 
+log "Docker: hadolint on every Dockerfile, docker-compose config on every compose file"
+"$RAGDOWN_VENV/bin/hadolint" --config "$ROOT/docker/.hadolint.yaml" "$ROOT"/docker/Dockerfile*
+need_command docker-compose docker-compose "or any Compose that has \`docker-compose config\`"
+for compose in "$ROOT"/docker/docker-compose*.yml; do
+    RAGDOWN_TOKEN=lint docker-compose -f "$compose" config -q || die "$compose is not a valid compose file"
+done
 log "cargo fmt --check"
 cargo fmt --all --check
 log "cargo clippy (warnings denied)"
