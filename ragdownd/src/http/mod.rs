@@ -181,7 +181,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/mcp/", any(mcp::bare))
         .route("/mcp/{folder}", any(mcp::folder))
         .route("/mcp/{folder}/{*rest}", any(mcp::subfolder))
-        .fallback(fallback)
+        .fallback_service(fallback(state.clone()))
         .layer(axum::middleware::map_response(move |response: Response| {
             let keep_alive = keep_alive.clone();
             async move { with_keep_alive(response, keep_alive) }
@@ -209,20 +209,30 @@ fn with_keep_alive(response: Response, keep_alive: HeaderValue) -> Response {
 }
 
 /// An unknown `/api/…` path is the API's 404 (decided before auth); anything else is the web UI,
-/// gzipped for clients that take it.
-async fn fallback(axum::extract::State(state): axum::extract::State<Arc<AppState>>, request: Request) -> Response {
-    let path = request.uri().path();
-    if path == "/api" || path.starts_with("/api/") {
-        return ApiError::not_found().into_response();
-    }
-    let service = tower_http::compression::CompressionLayer::new().layer(tower::service_fn(move |request: Request| {
+/// gzipped for clients that take it. Built once with the router.
+fn fallback(
+    state: Arc<AppState>,
+) -> impl tower::Service<
+    Request,
+    Response = Response<tower_http::compression::CompressionBody<Body>>,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ Sync
++ 'static {
+    tower_http::compression::CompressionLayer::new().layer(tower::service_fn(move |request: Request| {
         let state = state.clone();
-        async move { Ok::<_, std::convert::Infallible>(web::serve(&state.web, request).await) }
-    }));
-    match service.oneshot(request).await {
-        Ok(response) => response.map(Body::new),
-        Err(never) => match never {},
-    }
+        async move {
+            let path = request.uri().path();
+            let response = if path == "/api" || path.starts_with("/api/") {
+                ApiError::not_found().into_response()
+            } else {
+                web::serve(&state.web, request).await
+            };
+            Ok::<_, std::convert::Infallible>(response)
+        }
+    }))
 }
 
 /// A required query parameter or body field: 400 `<name> is required` when missing or empty.
