@@ -14,7 +14,6 @@
 //!   otherwise), and the rest of the server works as before.
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -81,7 +80,11 @@ pub async fn serve(source: &Source, request: Request) -> Response {
         return ApiError::not_found().into_response();
     }
     let path = request.uri().path().trim_start_matches('/');
-    if let Some(bytes) = (!path.is_empty()).then(|| source.get(path)).flatten() {
+    // The page itself, even asked for by name, always goes out with its policy below.
+    if let Some(bytes) = (!path.is_empty() && path != "index.html")
+        .then(|| source.get(path))
+        .flatten()
+    {
         let cache = if path.starts_with("assets/") {
             "public, max-age=31536000, immutable"
         } else {
@@ -94,7 +97,7 @@ pub async fn serve(source: &Source, request: Request) -> Response {
         Some(index) => {
             let csp = policy(&index);
             let mut response = file_response("index.html", index, "no-cache");
-            if let Ok(value) = HeaderValue::from_str(csp) {
+            if let Ok(value) = HeaderValue::from_str(&csp) {
                 response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, value);
             }
             response
@@ -123,23 +126,18 @@ fn file_response(path: &str, bytes: Cow<'static, [u8]>, cache: &'static str) -> 
 
 /// The page's Content-Security-Policy: its own scripts and the inline ones it carries (by hash),
 /// blob images and media (attachments come through `/api/file` as blobs), inline styles (the
-/// component library sets them), and no framing.
-fn policy(index: &[u8]) -> &'static str {
-    static POLICY: OnceLock<String> = OnceLock::new();
-    POLICY.get_or_init(|| {
-        let html = String::from_utf8_lossy(index);
-        let hashes: String = inline_scripts(&html)
-            .map(|script| {
-                let digest = Sha256::digest(script.as_bytes());
-                format!(" 'sha256-{}'", BASE64.encode(digest))
-            })
-            .collect();
-        format!(
-            "default-src 'self'; script-src 'self'{hashes}; style-src 'self' 'unsafe-inline'; \
-             img-src 'self' blob: data:; media-src 'self' blob:; connect-src 'self'; \
-             object-src 'self' blob:; frame-src 'self' blob:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-        )
-    })
+/// component library sets them), and no framing. Made from the page each time it is sent (a
+/// hash of a ~1 KB script): a page rebuilt on disk gets its own, and each server its own source's.
+fn policy(index: &[u8]) -> String {
+    let html = String::from_utf8_lossy(index);
+    let hashes: String = inline_scripts(&html)
+        .map(|script| format!(" 'sha256-{}'", BASE64.encode(Sha256::digest(script.as_bytes()))))
+        .collect();
+    format!(
+        "default-src 'self'; script-src 'self'{hashes}; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' blob: data:; media-src 'self' blob:; connect-src 'self'; \
+         object-src 'self' blob:; frame-src 'self' blob:; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+    )
 }
 
 /// The bodies of the `<script>` elements without a `src`.

@@ -9,12 +9,17 @@ use crate::api::Api;
 const INLINE: &str = "document.documentElement.dataset.x = 1;";
 
 fn build() -> tempfile::TempDir {
+    build_with(INLINE)
+}
+
+/// A build whose page carries `inline` as its inline script.
+fn build_with(inline: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("assets")).unwrap();
     std::fs::write(
         dir.path().join("index.html"),
         format!(
-            "<!doctype html><script>{INLINE}</script><script type=\"module\" src=\"/assets/app-1a2b.js\"></script>"
+            "<!doctype html><script>{inline}</script><script type=\"module\" src=\"/assets/app-1a2b.js\"></script>"
         ),
     )
     .unwrap();
@@ -52,23 +57,59 @@ async fn every_app_path_gets_the_page_and_hashed_assets_are_immutable() {
     assert_eq!(api.call("GET", "/api/folders", None, None).await.status, 401);
 }
 
+/// The `script-src` directive a page was sent with.
+fn script_src(page: &crate::api::Answer) -> String {
+    let csp = page.header("content-security-policy").expect("a CSP on the page");
+    csp.split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// The `script-src` that admits exactly the inline script `inline`.
+fn allowing(inline: &str) -> String {
+    use base64::Engine as _;
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(inline.as_bytes()));
+    format!("script-src 'self' 'sha256-{hash}'")
+}
+
 #[tokio::test]
 async fn the_page_may_run_only_its_own_scripts() {
     let ui = build();
     let api = Api::start(&["--web-dir", ui.path().to_str().unwrap()]).await;
     let page = api.call("GET", "/f/notes", None, None).await;
-    let csp = page
-        .header("content-security-policy")
-        .expect("a CSP on the page")
-        .to_string();
-    let hash = {
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(INLINE.as_bytes()))
-    };
-    let script_src = csp.split(';').find(|d| d.trim().starts_with("script-src")).unwrap();
-    assert_eq!(script_src.trim(), format!("script-src 'self' 'sha256-{hash}'"));
+    assert_eq!(script_src(&page), allowing(INLINE));
+    let csp = page.header("content-security-policy").unwrap();
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
     assert!(csp.contains("base-uri 'none'"), "{csp}");
+    // Asked for by its file name, the page still carries its policy.
+    let by_name = api.call("GET", "/index.html", None, None).await;
+    assert!(by_name.text().contains(INLINE));
+    assert_eq!(script_src(&by_name), allowing(INLINE));
+}
+
+#[tokio::test]
+async fn each_server_and_each_rebuild_of_the_page_gets_its_own_policy() {
+    let first = build_with("window.first = 1;");
+    let second = build_with("window.second = 2;");
+    let a = Api::start(&["--web-dir", first.path().to_str().unwrap()]).await;
+    let b = Api::start(&["--web-dir", second.path().to_str().unwrap()]).await;
+    assert_eq!(
+        script_src(&a.call("GET", "/", None, None).await),
+        allowing("window.first = 1;")
+    );
+    assert_eq!(
+        script_src(&b.call("GET", "/", None, None).await),
+        allowing("window.second = 2;")
+    );
+    // The UI rebuilt while the server runs: the new page's script is the one allowed.
+    let rebuilt = "window.rebuilt = 3;";
+    std::fs::write(first.path().join("index.html"), format!("<script>{rebuilt}</script>")).unwrap();
+    assert_eq!(
+        script_src(&a.call("GET", "/settings", None, None).await),
+        allowing(rebuilt)
+    );
 }
 
 #[tokio::test]
