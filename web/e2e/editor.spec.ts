@@ -144,6 +144,10 @@ test("[[ offers the folder's documents by their shortest names and inserts the l
   const option = list.getByRole("option", { name: /^postgres-backups.*Postgres backups and restore/ });
   await expect(option).toBeVisible();
   await expect(list.getByRole("option")).toHaveCount(1);
+  // CodeMirror ignores Enter for its `interactionDelay` (75 ms) after a list opens, so that fast
+  // typing does not pick an option by accident; a person reads the list first, and so does this.
+  // On a loaded machine the list can open late, just before the checks above pass.
+  await page.waitForTimeout(150);
   await page.keyboard.press("Enter");
   await page.keyboard.type(" for restores.");
   await page.keyboard.press("ControlOrMeta+s");
