@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
 
-"$ROOT/scripts/install-node.sh" >/dev/null
+"$ROOT/scripts/install-node.sh" --node-only >/dev/null
 NODE_BIN=$(dirname "$(readlink -f "$("$RAGDOWN_BIN/node22" -p process.execPath)")")
 export PATH="$NODE_BIN:$PATH"
 NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"

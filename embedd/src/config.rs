@@ -21,6 +21,9 @@ use crate::{EmbedError, hub};
 #[derive(Debug, Clone, Parser)]
 #[command(name = "embedd", version, about)]
 pub struct Cli {
+    /// Without a command, serve.
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// The model: a known name (granite-small, bge-small, embeddinggemma, minilm, minilm-fp32) or a directory
     /// holding model.onnx and tokenizer.json (and embedd.json unless named after a known model).
     #[arg(long, env = "EMBEDD_MODEL", default_value = registry::DEFAULT_MODEL)]
@@ -75,6 +78,14 @@ pub struct Cli {
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "EMBEDD_LOG", default_value = "info")]
     pub log: String,
+}
+
+/// What to run besides serving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Subcommand)]
+pub enum Command {
+    /// Ask the embedd listening on EMBEDD_HTTP_ADDR whether it answers /health (the Docker
+    /// HEALTHCHECK); exit 0 when it does.
+    Health,
 }
 
 /// A configuration problem, reported before anything starts.

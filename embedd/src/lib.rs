@@ -14,7 +14,8 @@
 //! - [`metrics`]: Prometheus families the scheduler records.
 //! - The server: [`config`] (flags and environment, parsed once), [`grpc`] and [`http`] (thin
 //!   transports), [`auth`] (the bearer token both check), [`server`]
-//!   (`serve(embedder, settings, listeners, shutdown)`).
+//!   (`serve(embedder, settings, listeners, shutdown)`), [`health`] (the probe behind `embedd health`
+//!   and `ragdownd health`, the Docker images' HEALTHCHECK).
 //!
 //! Only [`config`] reads the environment: the library takes a [`model::ModelSource`] and
 //! [`local::LocalOptions`].
@@ -24,6 +25,7 @@ pub mod batch;
 pub mod config;
 pub mod error;
 pub mod grpc;
+pub mod health;
 pub mod http;
 pub mod hub;
 pub mod local;

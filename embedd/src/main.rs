@@ -5,11 +5,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use embedd::config::{Cli, Config};
+use embedd::config::{Cli, Command, Config};
 use embedd::server::{self, ServeSettings};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command == Some(Command::Health) {
+        return health(cli.http_addr);
+    }
     let config = match Config::from_cli(
         cli,
         std::env::var_os("HOME").map(PathBuf::from),
@@ -39,6 +42,21 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("embedd: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `embedd health`: 0 when the local server answers `/health`, 1 with the reason otherwise.
+fn health(listen: std::net::SocketAddr) -> ExitCode {
+    match embedd::health::probe(
+        embedd::health::local_address(listen),
+        "/health",
+        embedd::health::TIMEOUT,
+    ) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("embedd: unhealthy: {err}");
             ExitCode::FAILURE
         }
     }

@@ -38,6 +38,9 @@ pub enum Command {
     Stdio,
     /// Serve every folder of RAGDOWN_DOCS_DIR over HTTP: MCP at /mcp/<folder>, status at /api/status.
     Serve,
+    /// Ask the server on RAGDOWN_HOST:PORT whether it answers /api/status (the Docker
+    /// HEALTHCHECK); exit 0 when it does, printing the status.
+    Health,
 }
 
 /// Options shared by both commands. Each flag falls back to its environment variable.
@@ -245,7 +248,7 @@ impl Config {
         let cache_dir = embedd::runtime::default_cache_dir(o.cache_dir, xdg_cache, home).ok_or(ConfigError::NoHome)?;
         let layout = match command {
             Command::Stdio => Layout::Single,
-            Command::Serve => Layout::Folders,
+            Command::Serve | Command::Health => Layout::Folders,
         };
         let data_dir = o
             .data_dir

@@ -7,6 +7,10 @@ use ragdownd::config::{Cli, Command, Config};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command == Some(Command::Health) {
+        // Before the configuration: a probe needs only the address, not the docs or a token.
+        return health(std::net::SocketAddr::new(cli.options.host, cli.options.port));
+    }
     let home = std::env::var_os("HOME").map(Into::into);
     let xdg_cache = std::env::var_os("XDG_CACHE_HOME").map(Into::into);
     let config = match Config::from_cli(cli, home, xdg_cache) {
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match config.command {
             Command::Stdio => ragdownd::app::run_stdio(config).await,
+            Command::Health => unreachable!("answered before the configuration"),
             Command::Serve => {
                 let listener = tokio::net::TcpListener::bind(config.listen).await?;
                 ragdownd::app::run_serve(config, listener, shutdown_signal()).await
@@ -42,6 +47,21 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("ragdownd: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `ragdownd health`: 0 with `/api/status` on stdout when the server answers, 1 otherwise.
+fn health(listen: std::net::SocketAddr) -> ExitCode {
+    use embedd::health;
+    match health::probe(health::local_address(listen), "/api/status", health::TIMEOUT) {
+        Ok(status) => {
+            println!("{status}");
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("ragdownd: unhealthy: {err}");
             ExitCode::FAILURE
         }
     }

@@ -8,6 +8,7 @@ mod api_settings;
 mod context;
 mod context_rules;
 mod faults;
+mod health;
 mod hostile;
 mod http;
 mod index;
