@@ -11,6 +11,11 @@
 #   official image's RUSTUP_HOME, CARGO_HOME and PATH. The tag is read from the Dockerfile and must
 #   match this machine's rustc.
 #
+# Both carry this machine's own certificate authorities (/usr/local/share/ca-certificates), and the
+# variables that point tools at the system bundle, as the host has them: where outbound TLS passes
+# a proxy that signs with its own CA, apt, pip, npm and cargo inside a build then trust what the
+# host trusts. Without such CAs nothing is added.
+#
 # An image that already exists is kept unless --force. Needs root, debootstrap and a Docker engine.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
@@ -31,7 +36,25 @@ rootfs() {
     debootstrap --variant=minbase "${include[@]}" bookworm "$1" "$MIRROR" >"$1.log" 2>&1 \
         || { tail -20 "$1.log" >&2; die "debootstrap failed ($1.log)"; }
     rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb
+    if [ ${#LOCAL_CAS[@]} -gt 0 ]; then
+        mkdir -p "$1/usr/local/share/ca-certificates"
+        cp "${LOCAL_CAS[@]}" "$1/usr/local/share/ca-certificates/"
+        if [ -x "$1/usr/sbin/update-ca-certificates" ]; then
+            chroot "$1" update-ca-certificates >/dev/null
+        fi
+    fi
 }
+
+# The machine's own CAs, and the variables that make pip's and Node's own bundles defer to the
+# system's (set only when there are such CAs).
+shopt -s nullglob
+LOCAL_CAS=(/usr/local/share/ca-certificates/*.crt)
+shopt -u nullglob
+TRUST=()
+if [ ${#LOCAL_CAS[@]} -gt 0 ]; then
+    BUNDLE=/etc/ssl/certs/ca-certificates.crt
+    TRUST=("ENV PIP_CERT=$BUNDLE" "ENV NODE_EXTRA_CA_CERTS=$BUNDLE" "ENV REQUESTS_CA_BUNDLE=$BUNDLE")
+fi
 
 # import DIR TAG [CHANGE...] : the folder as a one-layer image.
 import() {
@@ -47,7 +70,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 if ! have_image debian:bookworm-slim; then
     rootfs "$WORK/slim"
-    import "$WORK/slim" debian:bookworm-slim 'CMD ["bash"]'
+    import "$WORK/slim" debian:bookworm-slim "${TRUST[@]}" 'CMD ["bash"]'
 fi
 
 # The builder's tag, from the Dockerfile's first FROM.
@@ -70,5 +93,5 @@ if ! have_image "$RUST_TAG"; then
     import "$WORK/rust" "$RUST_TAG" \
         'ENV RUSTUP_HOME=/usr/local/rustup' 'ENV CARGO_HOME=/usr/local/cargo' \
         'ENV PATH=/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-        'CMD ["bash"]'
+        "${TRUST[@]}" 'CMD ["bash"]'
 fi

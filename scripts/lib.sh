@@ -16,6 +16,9 @@ RAGDOWN_MODELS=${RAGDOWN_MODELS:-$RAGDOWN_CACHE/models}
 # Python tools (golden_vectors.py) use the same version so both sides run the same kernels.
 ORT_VERSION=${ORT_VERSION:-1.32.0}
 ORT_DIR=${ORT_DIR:-$RAGDOWN_CACHE/onnxruntime/$ORT_VERSION}
+# The CUDA build for the embedd-cuda image (docker/cuda-libs.sh): PyPI's `onnxruntime-gpu`, whose
+# releases trail the CPU wheel's (1.32.0 has none); ort's api-22 loads either.
+ORT_GPU_VERSION=${ORT_GPU_VERSION:-1.31.1}
 
 # Python virtual environment for the helper tools (onnxruntime, tokenizers, numpy, mcp).
 RAGDOWN_VENV=${RAGDOWN_VENV:-$RAGDOWN_CACHE/venv}

@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh
 #
-# The Dockerfiles' lint and the compose files' validation, formatting and lints (warnings
+# ShellCheck on the scripts, the Dockerfile's lint and the compose files' validation, formatting and lints (warnings
 # denied), the web UI's type check, lint and unit tests, every
 # Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model),
 # interop checks with the official MCP Inspector CLI and the official Python SDK client, then the
@@ -23,12 +23,15 @@ need_protoc
 "$ROOT/scripts/install-python-tools.sh" >/dev/null
 "$ROOT/scripts/install-node.sh" >/dev/null
 "$ROOT/scripts/build-web.sh" --deps
+# The CUDA image's pinned onnxruntime-gpu and NVIDIA wheels still resolve on PyPI.
+"$ROOT/docker/cuda-libs.sh" --check
 CHROMIUM=$("$ROOT/scripts/install-chromium.sh")
 export CHROMIUM
 NODE_BIN=$(dirname "$("$RAGDOWN_BIN/node22" -p process.execPath)")
 web() { (cd "$ROOT/web" && PATH="$NODE_BIN:$PATH" "$@"); }
 
-log "Docker: hadolint on every Dockerfile, docker-compose config on every compose file"
+log "ShellCheck on every script; Docker: hadolint on the Dockerfile, docker-compose config on every compose file"
+"$RAGDOWN_VENV/bin/shellcheck" -x -P SCRIPTDIR "$ROOT"/scripts/*.sh "$ROOT"/docker/*.sh "$ROOT"/tests/interop/*.sh
 "$RAGDOWN_VENV/bin/hadolint" --config "$ROOT/docker/.hadolint.yaml" "$ROOT"/docker/Dockerfile*
 need_command docker-compose docker-compose "or any Compose that has \`docker-compose config\`"
 for compose in "$ROOT"/docker/docker-compose*.yml; do
