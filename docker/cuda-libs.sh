@@ -36,5 +36,8 @@ SITE=$(echo "$WORK"/venv/lib/python3*/site-packages)
 mkdir -p "$DEST"
 cp -a "$SITE"/onnxruntime/capi/lib*.so* "$SITE"/nvidia/*/lib/lib*.so* "$DEST/"
 ln -sf "libonnxruntime.so.$ORT_GPU_VERSION" "$DEST/libonnxruntime.so"
+# What ONNX Runtime's CUDA provider never loads: the TensorRT provider (TensorRT is not shipped)
+# and the BLAS and FFTW front ends of cuBLAS and cuFFT.
+rm -f "$DEST"/libonnxruntime_providers_tensorrt.so "$DEST"/libnvblas.so* "$DEST"/libcufftw.so*
 [ -f "$DEST/libonnxruntime_providers_cuda.so" ] || die "no CUDA provider library in $REQUIREMENT"
 log "gathered $(find "$DEST" -maxdepth 1 -name '*.so*' | wc -l) libraries into $DEST ($(du -sh "$DEST" | cut -f1))"
