@@ -38,7 +38,9 @@ fn main() -> ExitCode {
             Command::Stdio => ragdownd::app::run_stdio(config).await,
             Command::Health => unreachable!("answered before the configuration"),
             Command::Serve => {
-                let listener = tokio::net::TcpListener::bind(config.listen).await?;
+                let listener = tokio::net::TcpListener::bind(config.listen)
+                    .await
+                    .map_err(|err| anyhow::anyhow!("cannot listen on {} (RAGDOWN_HOST, PORT): {err}", config.listen))?;
                 ragdownd::app::run_serve(config, listener, shutdown_signal()).await
             }
         }

@@ -44,3 +44,27 @@ async fn health_passes_while_the_server_answers_and_fails_once_it_is_gone() {
         "{err}"
     );
 }
+
+#[test]
+fn a_port_in_use_is_named_with_the_variables_that_set_it() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let docs = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ragdownd"))
+        .args(["serve", "--embedder", "hash", "--host", "127.0.0.1", "--port", &port])
+        .arg("--docs")
+        .arg(docs.path())
+        .arg("--data")
+        .arg(docs.path().join(".data"))
+        .env_clear()
+        .env("RAGDOWN_TOKEN", "t")
+        .env("RAGDOWN_CACHE", docs.path().join(".cache"))
+        .output()
+        .expect("run ragdownd serve");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("cannot listen on 127.0.0.1:{port} (RAGDOWN_HOST, PORT): ")),
+        "{err}"
+    );
+}
