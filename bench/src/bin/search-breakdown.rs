@@ -78,13 +78,13 @@ async fn main() -> anyhow::Result<()> {
                 .unwrap_or_default();
             stages[0].1.push(ms(t));
             let t = Instant::now();
-            store.dense(&vector, None, 32).await?;
+            store.dense(&vector, &Default::default(), 32).await?;
             stages[1].1.push(ms(t));
             let t = Instant::now();
             store.dense_ids(&vector, 32).await?;
             stages[2].1.push(ms(t));
             let t = Instant::now();
-            store.lexical(query, None, 32).await?;
+            store.lexical(query, &Default::default(), 32).await?;
             stages[3].1.push(ms(t));
             let t = Instant::now();
             store.superseded().await?;
@@ -114,7 +114,12 @@ async fn main() -> anyhow::Result<()> {
                 .await?
                 .pop()
                 .unwrap_or_default();
-            let ids: Vec<String> = store.dense(&vector, None, 8).await?.into_iter().map(|c| c.id).collect();
+            let ids: Vec<String> = store
+                .dense(&vector, &Default::default(), 8)
+                .await?
+                .into_iter()
+                .map(|c| c.id)
+                .collect();
             exact.push((vector, ids));
         }
         let t = Instant::now();
@@ -124,7 +129,7 @@ async fn main() -> anyhow::Result<()> {
         for _ in 0..cli.reps {
             for (vector, ids) in &exact {
                 let t = Instant::now();
-                let got = store.dense(vector, None, 32).await?;
+                let got = store.dense(vector, &Default::default(), 32).await?;
                 times.push(ms(t));
                 let top: Vec<&str> = got.iter().take(8).map(|c| c.id.as_str()).collect();
                 found += ids.iter().filter(|id| top.contains(&id.as_str())).count();

@@ -1,7 +1,11 @@
-//! The index: the LanceDB store, its `meta.json`, diff sync and the file watcher.
+//! The index: the LanceDB store (with its dense pool over resident vectors, and the filters both
+//! pools read), its `meta.json`, diff sync and the file watcher.
 
+pub mod dense;
+pub mod filter;
 pub mod meta;
 pub mod primary;
+pub mod resident;
 pub mod store;
 pub mod sync;
 pub mod watch;

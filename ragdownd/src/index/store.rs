@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use futures::TryStreamExt;
 use lancedb::arrow::arrow_array::cast::AsArray;
@@ -26,6 +26,9 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 
+use super::filter::Filter;
+use super::resident::Resident;
+
 /// The table's name.
 pub const TABLE: &str = "chunks";
 
@@ -33,6 +36,12 @@ pub const TABLE: &str = "chunks";
 #[derive(Debug, thiserror::Error)]
 #[error("index: {0}")]
 pub struct StoreError(String);
+
+impl StoreError {
+    pub(crate) fn new(message: String) -> Self {
+        Self(message)
+    }
+}
 
 impl From<lancedb::Error> for StoreError {
     fn from(err: lancedb::Error) -> Self {
@@ -43,7 +52,7 @@ impl From<lancedb::Error> for StoreError {
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// One chunk as stored.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkRow {
     /// `<path>#<chunk index>@<file hash prefix>`.
     pub id: String,
@@ -162,7 +171,7 @@ pub struct FileState {
     pub chunks: usize,
 }
 
-const HIT_COLUMNS: &[&str] = &[
+pub(super) const HIT_COLUMNS: &[&str] = &[
     "id",
     "path",
     "title",
@@ -178,8 +187,17 @@ const HIT_COLUMNS: &[&str] = &[
 /// The chunk table.
 #[derive(Debug)]
 pub struct Store {
-    table: Table,
-    dim: usize,
+    pub(super) table: Table,
+    pub(super) dim: usize,
+    /// The vectors held in memory for the dense pool ([`super::resident`]), when loaded.
+    pub(super) resident: RwLock<Option<Arc<Resident>>>,
+    /// Held while the resident vectors load, so concurrent queries load them once.
+    pub(super) resident_load: tokio::sync::Mutex<()>,
+    /// Writes of this process in flight, and writes begun so far.
+    pub(super) writing: AtomicUsize,
+    pub(super) writes: AtomicU64,
+    /// Times the resident vectors were read from the table (not brought over a write).
+    pub(super) resident_loads: AtomicU64,
     /// Superseded path -> the documents that supersede it, cached until the next write.
     superseded: Mutex<Option<Arc<Superseded>>>,
     /// Every document's path and aliases, sorted by path, cached until the next write.
@@ -217,6 +235,19 @@ fn schema(dim: usize) -> SchemaRef {
             false,
         ),
     ]))
+}
+
+/// A write of this process in flight, counted in [`Store::writing`] until dropped (an error
+/// part-way included), with the table's version before it.
+struct Write<'a> {
+    writing: &'a AtomicUsize,
+    before: u64,
+}
+
+impl Drop for Write<'_> {
+    fn drop(&mut self) {
+        self.writing.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// How long the files of a superseded table version are kept before a sync deletes them.
@@ -266,6 +297,11 @@ impl Store {
             names: Mutex::new(None),
             has_fts: AtomicBool::new(false),
             keep_versions_for: KEEP_VERSIONS_FOR,
+            resident: RwLock::new(None),
+            resident_load: tokio::sync::Mutex::new(()),
+            writing: AtomicUsize::new(0),
+            writes: AtomicU64::new(0),
+            resident_loads: AtomicU64::new(0),
         })
     }
 
@@ -281,6 +317,7 @@ impl Store {
 
     /// Replaces every chunk of `paths` with `rows`: one delete, then one add.
     pub async fn apply(&self, paths: &[String], rows: Vec<ChunkRow>) -> Result<()> {
+        let write = self.begin_write().await?;
         if !paths.is_empty() {
             let list = paths.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
             self.table.delete(format!("path IN ({list})").as_str()).await?;
@@ -291,13 +328,37 @@ impl Store {
             self.ensure_fts().await?;
         }
         self.forget_cached();
-        Ok(())
+        self.end_write(write, |resident| resident.apply(paths, &rows)).await
     }
 
     /// Drops every row.
     pub async fn clear(&self) -> Result<()> {
+        let write = self.begin_write().await?;
         self.table.delete("true").await?;
         self.forget_cached();
+        let dim = self.dim;
+        self.end_write(write, |resident| *resident = Resident::empty(0, dim))
+            .await
+    }
+
+    /// Marks a write begun, so queries keep the resident vectors as they are until
+    /// [`Store::end_write`] brings them over it.
+    async fn begin_write(&self) -> Result<Write<'_>> {
+        self.writes.fetch_add(1, Ordering::AcqRel);
+        self.writing.fetch_add(1, Ordering::AcqRel);
+        let mut write = Write {
+            writing: &self.writing,
+            before: 0,
+        };
+        write.before = self.table.version().await?;
+        Ok(write)
+    }
+
+    /// Brings the resident vectors over a finished write (`change`), or drops them when they were
+    /// not the version the write began from.
+    async fn end_write(&self, write: Write<'_>, change: impl FnOnce(&mut Resident)) -> Result<()> {
+        let after = self.table.version().await?;
+        self.resident_wrote(write.before, after, change);
         Ok(())
     }
 
@@ -351,6 +412,7 @@ impl Store {
     /// write would cost disk for a week: 1,800 edits of a 2,100-chunk index once took 1.3 GB).
     /// Readers re-check the latest version on every query, so none reads a version that old.
     pub async fn optimize(&self) -> Result<()> {
+        let write = self.begin_write().await?;
         self.ensure_fts().await?;
         // `All` is these three with a 7-day prune; spelled out, so versions are listed once.
         self.table
@@ -369,31 +431,22 @@ impl Store {
                 error_if_tagged_old_versions: Some(false),
             })
             .await?;
-        Ok(())
+        // The same rows in new files.
+        self.end_write(write, |_| {}).await
     }
 
     /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.
     /// Not used by the server yet: `search-breakdown --vector-index` measures what it would
     /// give (speed, and overlap with the exact top-k) before it is made part of `optimize`.
     pub async fn create_vector_index(&self) -> Result<()> {
+        let write = self.begin_write().await?;
         let builder = lancedb::index::vector::IvfHnswSqIndexBuilder::default().distance_type(DistanceType::Cosine);
         self.table
             .create_index(&["vector"], Index::IvfHnswSq(builder))
             .execute()
             .await?;
+        self.end_write(write, |_| {}).await?;
         Ok(())
-    }
-
-    /// The ids alone of the `limit` nearest chunks: [`Store::dense`] without reading the hits'
-    /// other columns, so `search-breakdown` can tell the scan's cost from the rest.
-    pub async fn dense_ids(&self, query: &[f32], limit: usize) -> Result<Vec<String>> {
-        let batches = self.nearest(query, None, limit, &["id"]).await?;
-        let mut out = Vec::new();
-        for batch in &batches {
-            let ids = strings(batch, "id")?;
-            out.extend((0..batch.num_rows()).map(|row| ids.value(row).to_string()));
-        }
-        Ok(out)
     }
 
     /// Number of rows.
@@ -577,48 +630,10 @@ impl Store {
         Ok(names)
     }
 
-    /// The `columns` (and `_distance`) of the `limit` nearest rows to `query` by cosine, among rows
-    /// matching `filter`.
-    async fn nearest(
-        &self,
-        query: &[f32],
-        filter: Option<&str>,
-        limit: usize,
-        columns: &[&str],
-    ) -> Result<Vec<RecordBatch>> {
-        let mut search = self
-            .table
-            .query()
-            .nearest_to(query)?
-            .distance_type(DistanceType::Cosine)
-            .select(Select::columns(columns))
-            .limit(limit);
-        if let Some(filter) = filter {
-            search = search.only_if(filter);
-        }
-        Ok(search.execute().await?.try_collect().await?)
-    }
-
-    /// The `limit` nearest chunks to `query` by cosine, among rows matching `filter`.
-    pub async fn dense(&self, query: &[f32], filter: Option<&str>, limit: usize) -> Result<Vec<Candidate>> {
-        let batches = self.nearest(query, filter, limit, HIT_COLUMNS).await?;
-        let mut out = Vec::new();
-        for batch in &batches {
-            let distance = column(batch, "_distance")?.as_primitive::<Float32Type>().clone();
-            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
-                out.push(Candidate {
-                    similarity: 1.0 - distance.value(row),
-                    ..candidate
-                });
-            }
-        }
-        Ok(out)
-    }
-
     /// The `limit` best BM25 matches for `query`, each with its BM25 score and its stored vector
     /// (the candidate's `similarity` is 0 until [`Lexical::with_similarity`] sets it, so the search
     /// can run before the query's vector exists).
-    pub async fn lexical(&self, query: &str, filter: Option<&str>, limit: usize) -> Result<Vec<Lexical>> {
+    pub async fn lexical(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Lexical>> {
         let fts = FullTextSearchQuery::new(query.to_string())
             .with_column("search_text".into())
             .map_err(|e| StoreError(e.to_string()))?;
@@ -630,8 +645,8 @@ impl Store {
             .full_text_search(fts)
             .select(Select::columns(&columns))
             .limit(limit);
-        if let Some(filter) = filter {
-            search = search.only_if(filter);
+        if let Some(sql) = filter.to_sql() {
+            search = search.only_if(sql);
         }
         let batches: Vec<RecordBatch> = search.execute().await?.try_collect().await?;
         let mut out = Vec::new();
@@ -702,20 +717,20 @@ pub fn quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', "''"))
 }
 
-fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+pub(super) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
     batch
         .column_by_name(name)
         .ok_or_else(|| StoreError(format!("column {name} missing from a result")))
 }
 
-fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
+pub(super) fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
     column(batch, name)?
         .as_any()
         .downcast_ref::<StringArray>()
         .ok_or_else(|| StoreError(format!("column {name} is not text")))
 }
 
-fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
+pub(super) fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
     let id = strings(batch, "id")?;
     let path = strings(batch, "path")?;
     let title = strings(batch, "title")?;
@@ -807,7 +822,7 @@ mod tests {
         store.apply(&paths, rows).await.unwrap();
         let query = [0.9, 0.1, 0.0, 0.0];
         let dense: Vec<String> = store
-            .dense(&query, None, 2)
+            .dense(&query, &Filter::default(), 2)
             .await
             .unwrap()
             .into_iter()

@@ -6,7 +6,8 @@
 //! index for the linked sections, under the search's own filter, and splices them in.
 
 use super::{Hit, SearchError};
-use crate::index::store::{DocumentNames, Store, quote};
+use crate::index::filter::Filter;
+use crate::index::store::{DocumentNames, Store};
 use crate::index::sync::Layout;
 use crate::markdown::links::{self, LinkKind, LinkTarget};
 
@@ -56,7 +57,7 @@ pub fn linked_documents(text: &str, from: &str, layout: Layout, names: &[Documen
 pub async fn follow_links(
     store: &Store,
     query_vector: &[f32],
-    filter: Option<&str>,
+    filter: &Filter,
     hits: Vec<Hit>,
     follow: usize,
     layout: Layout,
@@ -79,11 +80,10 @@ pub async fn follow_links(
         let score = hit.score;
         out.push(hit);
         for path in linked {
-            let only = match filter {
-                Some(filter) => format!("({filter}) AND path = {}", quote(&path)),
-                None => format!("path = {}", quote(&path)),
-            };
-            for section in store.dense(query_vector, Some(&only), SECTIONS_PER_LINK).await? {
+            for section in store
+                .dense(query_vector, &filter.and_path(&path), SECTIONS_PER_LINK)
+                .await?
+            {
                 if out.iter().any(|h| h.chunk.id == section.id) {
                     continue;
                 }

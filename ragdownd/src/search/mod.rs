@@ -14,7 +14,8 @@ use embedd::TextKind;
 use regex::Regex;
 
 use crate::embed::{EmbedError, Embedder};
-use crate::index::store::{Candidate, Store, StoreError, quote};
+use crate::index::filter::Filter;
+use crate::index::store::{Candidate, Store, StoreError};
 use crate::index::sync::Layout;
 
 pub mod follow;
@@ -131,37 +132,16 @@ pub fn normalize_tag(tag: &str) -> String {
     tag.trim().trim_start_matches('#').trim_end_matches('/').to_lowercase()
 }
 
-/// The WHERE clause for a request, or `None` when nothing filters.
-pub fn filter_clause(request: &SearchRequest<'_>, superseded: &[String]) -> Option<String> {
-    let mut clauses = Vec::new();
-    if !request.path_prefix.is_empty() {
-        clauses.push(format!("starts_with(path, {})", quote(&request.path_prefix)));
+/// What a request lets through, with the superseded documents left out.
+pub fn filter_for(request: &SearchRequest<'_>, superseded: &[String]) -> Filter {
+    Filter {
+        path_prefix: request.path_prefix.clone(),
+        within: request.within.clone().filter(|w| !w.is_empty()),
+        path: None,
+        tag: request.tag.as_deref().map(normalize_tag).filter(|t| !t.is_empty()),
+        by_agent: request.written_by.map(|by| by == WrittenBy::Agent),
+        exclude: superseded.to_vec(),
     }
-    if let Some(within) = request.within.as_ref().filter(|w| !w.is_empty()) {
-        let any = within
-            .iter()
-            .map(|prefix| format!("starts_with(path, {})", quote(prefix)))
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        clauses.push(format!("({any})"));
-    }
-    if let Some(tag) = request.tag.as_deref().map(normalize_tag).filter(|t| !t.is_empty()) {
-        clauses.push(format!(
-            "(strpos(tags, {}) > 0 OR strpos(tags, {}) > 0)",
-            quote(&format!(" {tag} ")),
-            quote(&format!(" {tag}/"))
-        ));
-    }
-    match request.written_by {
-        Some(WrittenBy::Agent) => clauses.push("created_by <> ''".into()),
-        Some(WrittenBy::User) => clauses.push("created_by = ''".into()),
-        None => {}
-    }
-    if !superseded.is_empty() {
-        let list = superseded.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
-        clauses.push(format!("path NOT IN ({list})"));
-    }
-    (!clauses.is_empty()).then(|| clauses.join(" AND "))
 }
 
 /// Runs a hybrid search with routed fusion and the alias boost, no cap and no link following.
@@ -186,8 +166,8 @@ pub async fn search_with(
     let pool = (request.limit * 4).max(20);
     let mut superseded: Vec<String> = store.superseded().await?.keys().cloned().collect();
     superseded.sort();
-    let filter = filter_clause(request, &superseded);
-    let (query_vector, pools) = pools(store, embedder, request.query, filter.as_deref(), pool, options.fusion).await?;
+    let filter = filter_for(request, &superseded);
+    let (query_vector, pools) = pools(store, embedder, request.query, &filter, pool, options.fusion).await?;
     let mut hits = match options.fusion {
         Fusion::DenseOnly => fuse(vec![("dense", pools.dense)], usize::MAX),
         Fusion::LexicalOnly => {
@@ -210,7 +190,7 @@ pub async fn search_with(
     let mut hits = follow::follow_links(
         store,
         &query_vector,
-        filter.as_deref(),
+        &filter,
         hits,
         options.settings.follow_links,
         options.layout,
@@ -228,7 +208,7 @@ async fn pools(
     store: &Store,
     embedder: &dyn Embedder,
     query: &str,
-    filter: Option<&str>,
+    filter: &Filter,
     pool: usize,
     fusion: Fusion,
 ) -> Result<(Vec<f32>, fusion::Pools), SearchError> {
@@ -293,7 +273,7 @@ mod tests {
             within: None,
         };
         assert_eq!(
-            filter_clause(&request, &["old's.md".to_string()]).unwrap(),
+            filter_for(&request, &["old's.md".to_string()]).to_sql().unwrap(),
             "starts_with(path, 'ops/') AND (strpos(tags, ' project ') > 0 OR strpos(tags, ' project/') > 0) \
              AND created_by <> '' AND path NOT IN ('old''s.md')"
         );
@@ -302,9 +282,9 @@ mod tests {
             ..SearchRequest::default()
         };
         assert_eq!(
-            filter_clause(&spanning, &[]).unwrap(),
+            filter_for(&spanning, &[]).to_sql().unwrap(),
             "(starts_with(path, 'ops/') OR starts_with(path, 'work/'))"
         );
-        assert_eq!(filter_clause(&SearchRequest::default(), &[]), None);
+        assert_eq!(filter_for(&SearchRequest::default(), &[]).to_sql(), None);
     }
 }

@@ -7,6 +7,7 @@ mod api_docs;
 mod api_settings;
 mod context;
 mod context_rules;
+mod dense;
 mod faults;
 mod health;
 mod hostile;

@@ -89,7 +89,7 @@ impl Worker {
             http,
             model,
         };
-        worker.wait_listening();
+        worker.wait_serving();
         worker
     }
 
@@ -97,14 +97,17 @@ impl Worker {
         format!("http://127.0.0.1:{}", self.grpc)
     }
 
-    fn wait_listening(&self) {
+    /// Waits until the worker serves: its ports are bound before the model loads, so a port
+    /// that accepts is not yet a worker that answers (on a loaded machine the load takes seconds).
+    fn wait_serving(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while std::net::TcpStream::connect(("127.0.0.1", self.grpc)).is_err()
-            || std::net::TcpStream::connect(("127.0.0.1", self.http)).is_err()
+        let health = std::net::SocketAddr::from(([127, 0, 0, 1], self.http));
+        while embedd::health::probe(health, "/health", Duration::from_secs(1)).is_err()
+            || std::net::TcpStream::connect(("127.0.0.1", self.grpc)).is_err()
         {
             assert!(
                 Instant::now() < deadline,
-                "embedd ({}) did not listen in time",
+                "embedd ({}) did not serve in time",
                 self.model
             );
             std::thread::sleep(Duration::from_millis(50));

@@ -111,7 +111,12 @@ async fn the_full_text_index_finds_identifiers_whole() {
     ] {
         let pair = docs_with(&[("joined.md", joined), ("apart.md", apart)]).await;
         let lexical_query = search::route::lexical_query(query);
-        let scored = pair.1.store().lexical(&lexical_query, None, 5).await.unwrap();
+        let scored = pair
+            .1
+            .store()
+            .lexical(&lexical_query, &Default::default(), 5)
+            .await
+            .unwrap();
         let score = |path: &str| {
             scored
                 .iter()

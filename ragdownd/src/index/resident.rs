@@ -1,0 +1,331 @@
+//! The index's vectors held in memory, int8-quantised, for the dense pool.
+//!
+//! LanceDB's flat search decodes the whole vector column from its files on every query: at
+//! 105,000 chunks that was 153 ms of a 159 ms search, growing with the table
+//! (bench/results/README.md, 2026-12-01-search-breakdown). Here each chunk is 384 bytes (for a
+//! 384-dimension model) and a scale, scored with integer dot products in one pass; the best
+//! candidates, oversampled, are then read back from the table and rescored exactly from their
+//! stored f32 vectors, so the similarities a search reports are the exact cosines.
+//!
+//! The store keeps it current: its own writes are applied to it as they land (the removed paths,
+//! the added rows), and a table version it did not write (another process's, or before the first
+//! query) makes it reload from the table. Cost: about 400 bytes a chunk (40 MB at 100,000).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lancedb::arrow::arrow_array::RecordBatch;
+use lancedb::arrow::arrow_array::cast::AsArray;
+use lancedb::arrow::arrow_array::types::Float32Type;
+
+use super::filter::Filter;
+use super::store::{ChunkRow, StoreError};
+
+/// The columns a load reads.
+pub const COLUMNS: &[&str] = &["id", "path", "tags", "created_by", "vector"];
+
+/// One document's fields that filters read, shared by its chunks.
+#[derive(Debug, Clone)]
+struct Doc {
+    path: Arc<str>,
+    tags: Box<str>,
+    by_agent: bool,
+}
+
+/// The vectors of one table version, quantised, with what filters need.
+#[derive(Debug, Clone)]
+pub struct Resident {
+    /// The table version these rows are.
+    pub version: u64,
+    dim: usize,
+    ids: Vec<Box<str>>,
+    /// Row -> its document in `docs`.
+    doc_of: Vec<u32>,
+    docs: Vec<Doc>,
+    by_path: HashMap<Arc<str>, u32>,
+    /// `dim` codes a row.
+    codes: Vec<i8>,
+    /// Per row: what turns a code dot product into an approximate cosine (with the query's).
+    scales: Vec<f32>,
+}
+
+/// Unit-normalises `vector` and quantises it to `out`; returns its scale.
+fn quantise(vector: &[f32], out: &mut Vec<i8>) -> f32 {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let peak = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if norm == 0.0 || peak == 0.0 || !norm.is_finite() {
+        out.extend(std::iter::repeat_n(0, vector.len()));
+        return 0.0;
+    }
+    let step = peak / 127.0;
+    out.extend(vector.iter().map(|x| (x / step).round().clamp(-127.0, 127.0) as i8));
+    step / norm
+}
+
+/// The integer dot product of two rows of codes.
+fn dot(a: &[i8], b: &[i8]) -> i32 {
+    // Written so the compiler vectorises it (widening multiply-adds).
+    a.iter().zip(b).map(|(&x, &y)| i32::from(x) * i32::from(y)).sum()
+}
+
+impl Resident {
+    pub fn empty(version: u64, dim: usize) -> Self {
+        Self {
+            version,
+            dim,
+            ids: Vec::new(),
+            doc_of: Vec::new(),
+            docs: Vec::new(),
+            by_path: HashMap::new(),
+            codes: Vec::new(),
+            scales: Vec::new(),
+        }
+    }
+
+    /// The rows of `batches` (with [`COLUMNS`]), read at `version`.
+    pub fn from_batches(version: u64, dim: usize, batches: &[RecordBatch]) -> Result<Self, StoreError> {
+        let mut resident = Self::empty(version, dim);
+        for batch in batches {
+            let text = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .and_then(|c| c.as_string_opt::<i32>())
+                    .ok_or_else(|| StoreError::new(format!("no {name} column")))
+            };
+            let (id, path, tags, created_by) = (text("id")?, text("path")?, text("tags")?, text("created_by")?);
+            let vectors = batch
+                .column_by_name("vector")
+                .and_then(|c| c.as_fixed_size_list_opt())
+                .ok_or_else(|| StoreError::new("no vector column".into()))?;
+            for row in 0..batch.num_rows() {
+                let vector = vectors.value(row);
+                let vector = vector.as_primitive::<Float32Type>();
+                resident.push(
+                    id.value(row),
+                    path.value(row),
+                    tags.value(row),
+                    !created_by.value(row).is_empty(),
+                    vector.values(),
+                );
+            }
+        }
+        Ok(resident)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    fn push(&mut self, id: &str, path: &str, tags: &str, by_agent: bool, vector: &[f32]) {
+        let doc = match self.by_path.get(path) {
+            Some(&doc) => doc,
+            None => {
+                let path: Arc<str> = path.into();
+                let doc = self.docs.len() as u32;
+                self.docs.push(Doc {
+                    path: path.clone(),
+                    tags: tags.into(),
+                    by_agent,
+                });
+                self.by_path.insert(path, doc);
+                doc
+            }
+        };
+        self.ids.push(id.into());
+        self.doc_of.push(doc);
+        if vector.len() == self.dim {
+            let scale = quantise(vector, &mut self.codes);
+            self.scales.push(scale);
+        } else {
+            self.codes.extend(std::iter::repeat_n(0, self.dim));
+            self.scales.push(0.0);
+        }
+    }
+
+    /// What a store write did, applied here: every chunk of `removed` goes, `added` comes in.
+    pub fn apply(&mut self, removed: &[String], added: &[ChunkRow]) {
+        if !removed.is_empty() {
+            let gone: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
+            let old = std::mem::replace(self, Self::empty(self.version, self.dim));
+            for row in 0..old.len() {
+                let doc = &old.docs[old.doc_of[row] as usize];
+                if gone.contains(&*doc.path) {
+                    continue;
+                }
+                let at = row * old.dim;
+                self.push_quantised(&old.ids[row], doc, &old.codes[at..at + old.dim], old.scales[row]);
+            }
+        }
+        for row in added {
+            self.push(&row.id, &row.path, &row.tags, !row.created_by.is_empty(), &row.vector);
+        }
+    }
+
+    fn push_quantised(&mut self, id: &str, doc: &Doc, codes: &[i8], scale: f32) {
+        let index = match self.by_path.get(&doc.path) {
+            Some(&index) => index,
+            None => {
+                let index = self.docs.len() as u32;
+                self.docs.push(doc.clone());
+                self.by_path.insert(doc.path.clone(), index);
+                index
+            }
+        };
+        self.ids.push(id.into());
+        self.doc_of.push(index);
+        self.codes.extend_from_slice(codes);
+        self.scales.push(scale);
+    }
+
+    /// The ids of the `limit` rows nearest `query` by approximate cosine, best first, among those
+    /// `filter` lets through.
+    pub fn nearest(&self, query: &[f32], filter: &Filter, limit: usize) -> Vec<&str> {
+        if limit == 0 || query.len() != self.dim || self.is_empty() {
+            return Vec::new();
+        }
+        let mut codes = Vec::with_capacity(self.dim);
+        let query_scale = quantise(query, &mut codes);
+        let allowed: Vec<bool> = self
+            .docs
+            .iter()
+            .map(|doc| filter.matches(&doc.path, &doc.tags, doc.by_agent))
+            .collect();
+        let mut scored: Vec<(f32, u32)> = (0..self.len())
+            .filter(|&row| allowed[self.doc_of[row] as usize])
+            .map(|row| {
+                let at = row * self.dim;
+                let score = dot(&codes, &self.codes[at..at + self.dim]) as f32 * self.scales[row] * query_scale;
+                (score, row as u32)
+            })
+            .collect();
+        let best_first = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, best_first);
+            scored.truncate(limit);
+        }
+        scored.sort_unstable_by(best_first);
+        scored.into_iter().map(|(_, row)| &*self.ids[row as usize]).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, path: &str, vector: Vec<f32>) -> ChunkRow {
+        ChunkRow {
+            id: id.into(),
+            path: path.into(),
+            vector,
+            ..ChunkRow::default()
+        }
+    }
+
+    /// A deterministic pseudo-random unit vector.
+    fn unit(seed: u64, dim: usize) -> Vec<f32> {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let v: Vec<f32> = (0..dim)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+            })
+            .collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / norm).collect()
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    #[test]
+    fn the_approximate_order_finds_the_exact_nearest() {
+        let dim = 384;
+        let mut resident = Resident::empty(1, dim);
+        let rows: Vec<ChunkRow> = (0..2000)
+            .map(|i| row(&format!("c{i}"), &format!("d{}.md", i / 4), unit(i, dim)))
+            .collect();
+        resident.apply(&[], &rows);
+        for q in 0..20 {
+            let query = unit(10_000 + q, dim);
+            let mut exact: Vec<(f32, &str)> = rows
+                .iter()
+                .map(|r| (cosine(&query, &r.vector), r.id.as_str()))
+                .collect();
+            exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+            // The exact top 8 are all among the approximate top 16 (the store oversamples 2x).
+            let approximate = resident.nearest(&query, &Filter::default(), 16);
+            for (_, id) in &exact[..8] {
+                assert!(approximate.contains(id), "query {q}: {id} missing from {approximate:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn writes_remove_every_chunk_of_a_path_and_add_the_new_ones() {
+        let dim = 8;
+        let mut resident = Resident::empty(1, dim);
+        resident.apply(
+            &[],
+            &[
+                row("a#0", "a.md", unit(1, dim)),
+                row("a#1", "a.md", unit(2, dim)),
+                row("b#0", "b.md", unit(3, dim)),
+            ],
+        );
+        resident.apply(&["a.md".into()], &[row("a#0@new", "a.md", unit(4, dim))]);
+        let mut ids = resident.nearest(&unit(4, dim), &Filter::default(), 10);
+        assert_eq!(ids.remove(0), "a#0@new", "the new row is the query's own vector");
+        assert_eq!(ids, ["b#0"]);
+        assert_eq!(resident.len(), 2);
+    }
+
+    #[test]
+    fn filters_apply_before_the_top_k() {
+        let dim = 8;
+        let mut resident = Resident::empty(1, dim);
+        let mut agent = row("b#0", "team/b.md", unit(2, dim));
+        agent.created_by = "claude".into();
+        agent.tags = " db ".into();
+        resident.apply(&[], &[row("a#0", "a.md", unit(1, dim)), agent]);
+        let query = unit(1, dim);
+        let only_team = Filter {
+            path_prefix: "team/".into(),
+            ..Filter::default()
+        };
+        assert_eq!(resident.nearest(&query, &only_team, 1), ["b#0"]);
+        let by_agent = Filter {
+            by_agent: Some(true),
+            tag: Some("db".into()),
+            ..Filter::default()
+        };
+        assert_eq!(resident.nearest(&query, &by_agent, 5), ["b#0"]);
+        let excluded = Filter {
+            exclude: vec!["a.md".into(), "team/b.md".into()],
+            ..Filter::default()
+        };
+        assert!(resident.nearest(&query, &excluded, 5).is_empty());
+    }
+
+    #[test]
+    fn a_zero_vector_scores_zero_rather_than_nan() {
+        let mut resident = Resident::empty(1, 4);
+        resident.apply(
+            &[],
+            &[
+                row("z", "z.md", vec![0.0; 4]),
+                row("u", "u.md", vec![1.0, 0.0, 0.0, 0.0]),
+            ],
+        );
+        assert_eq!(
+            resident.nearest(&[1.0, 0.0, 0.0, 0.0], &Filter::default(), 2),
+            ["u", "z"]
+        );
+    }
+}
