@@ -93,6 +93,26 @@ need_command() {
 # need_protoc : the Protocol Buffers compiler, which the proto/ crate's build script needs.
 need_protoc() {
     need_command protoc protobuf-compiler "macOS: brew install protobuf; or set PROTOC=/path/to/protoc"
+    # LanceDB's build also needs protobuf's own .proto files (google/protobuf/empty.proto ...).
+    # Debian ships them in libprotobuf-dev, which apt adds to protoc only as a recommendation, so
+    # an install without recommends (a Docker build) has protoc without them.
+    protoc_has_well_known_types && return 0
+    command -v apt-get >/dev/null 2>&1 \
+        || die "protoc cannot find google/protobuf/empty.proto: install protobuf's include files (macOS: brew install protobuf)"
+    log "protoc has no google/protobuf/*.proto; installing Debian's libprotobuf-dev"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libprotobuf-dev >&2 \
+        || die "could not install libprotobuf-dev (apt-get install -y libprotobuf-dev)"
+    protoc_has_well_known_types || die "protoc still cannot find google/protobuf/empty.proto"
+}
+
+# protoc_has_well_known_types : true when protoc compiles a file importing one of protobuf's own.
+protoc_has_well_known_types() {
+    local dir ok=0
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/ragdown-protoc.XXXXXX")
+    printf 'syntax = "proto3";\nimport "google/protobuf/empty.proto";\n' >"$dir/probe.proto"
+    "${PROTOC:-protoc}" --proto_path="$dir" -o /dev/null "$dir/probe.proto" 2>/dev/null || ok=1
+    rm -rf "$dir"
+    return "$ok"
 }
 
 # sha256_of FILE : print the file's sha256 in hex.
