@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use ort::session::Session;
+use ort::session::builder::PrepackedWeights;
 use ort::value::Tensor;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
@@ -228,6 +229,9 @@ pub struct Model {
     /// BERT-style models take `token_type_ids`; ModernBERT and Gemma do not.
     wants_token_types: bool,
     fingerprint: Fingerprint,
+    /// On the CPU, the weights ONNX Runtime pre-packs for its kernels, shared by every session
+    /// of this model ([`Model::more_sessions`]), so a second session does not hold a second copy.
+    prepacked: Option<PrepackedWeights>,
 }
 
 impl std::fmt::Debug for Model {
@@ -312,6 +316,7 @@ impl Model {
             threads,
             provider,
             runtime_options,
+            None,
         )
     }
 
@@ -340,13 +345,16 @@ impl Model {
                     threads,
                     provider,
                     runtime_options,
+                    self.prepacked.clone(),
                 )
             })
             .collect()
     }
 
     /// A session of the model file's bytes `weights` (whose SHA-256 is `weights_sha256`) on
-    /// `provider`, checked and warmed up.
+    /// `provider`, checked and warmed up. On the CPU it pre-packs into `prepacked` (another
+    /// session's), or into a container of its own that later sessions share.
+    #[allow(clippy::too_many_arguments)]
     fn from_weights(
         spec: &'static ModelSpec,
         weights: &[u8],
@@ -355,6 +363,7 @@ impl Model {
         threads: usize,
         provider: Provider,
         runtime_options: &RuntimeOptions,
+        prepacked: Option<PrepackedWeights>,
     ) -> Result<Self, EmbedError> {
         let load_err = |reason: String| EmbedError::Load {
             name: spec.name.into(),
@@ -376,6 +385,13 @@ impl Model {
             .with_inter_threads(1)
             .map_err(|e| load_err(e.to_string()))?;
         provider.register(&mut builder).map_err(provider_err)?;
+        // Only the CPU provider takes a shared container.
+        let prepacked = (provider == Provider::Cpu).then(|| prepacked.unwrap_or_else(PrepackedWeights::new));
+        if let Some(prepacked) = &prepacked {
+            builder = builder
+                .with_prepacked_weights(prepacked)
+                .map_err(|e| load_err(e.to_string()))?;
+        }
         let session = builder.commit_from_memory(weights).map_err(|e| {
             if provider == Provider::Cpu {
                 load_err(e.to_string())
@@ -408,6 +424,7 @@ impl Model {
             session,
             wants_token_types,
             fingerprint,
+            prepacked,
         };
         let warm_up = model.encoder.tokenize("warm-up", TextKind::Document)?;
         let vectors = model.run(&[&warm_up]).map_err(|e| {
