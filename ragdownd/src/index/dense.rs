@@ -14,9 +14,9 @@ use lancedb::arrow::arrow_array::cast::AsArray;
 use lancedb::arrow::arrow_array::types::Float32Type;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
-use super::filter::Filter;
+use super::filter::{Filter, quote};
 use super::resident::{self, Resident};
-use super::store::{Candidate, HIT_COLUMNS, Result, Store, candidates, column, quote, strings};
+use super::store::{Candidate, HIT_COLUMNS, Result, Store, StoreError, candidates, column, strings};
 
 /// How many approximate candidates are rescored for each one returned: int8 scores move the
 /// order slightly, never by this much (`resident` tests: the exact top 8 within the top 16).
@@ -150,7 +150,7 @@ impl Store {
             .await?
             .try_collect()
             .await?;
-        let loaded = Arc::new(Resident::from_batches(version, self.dim, &batches)?);
+        let loaded = Arc::new(Resident::from_batches(version, self.dim, &batches).map_err(StoreError::new)?);
         // Kept only when no write of ours began meanwhile: the rows read might then be newer than
         // `version`, and the write would apply its change to them a second time.
         if self.writing.load(Ordering::Acquire) == 0 && self.writes.load(Ordering::Acquire) == writes {

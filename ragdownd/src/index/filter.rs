@@ -3,7 +3,10 @@
 //! resident vectors ([`super::resident`]). The two must agree; `tests/it/search.rs` checks them
 //! against each other on a real table.
 
-use super::store::quote;
+/// A SQL string literal.
+pub fn quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
 
 /// A search's constraints; the default lets everything through.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

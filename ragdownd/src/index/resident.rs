@@ -19,10 +19,12 @@ use lancedb::arrow::arrow_array::cast::AsArray;
 use lancedb::arrow::arrow_array::types::Float32Type;
 
 use super::filter::Filter;
-use super::store::{ChunkRow, StoreError};
 
 /// The columns a load reads.
 pub const COLUMNS: &[&str] = &["id", "path", "tags", "created_by", "vector"];
+
+/// A chunk a write added: id, path, tags, whether an agent wrote it, vector.
+pub type Added<'a> = (&'a str, &'a str, &'a str, bool, &'a [f32]);
 
 /// One document's fields that filters read, shared by its chunks.
 #[derive(Debug, Clone)]
@@ -83,20 +85,20 @@ impl Resident {
     }
 
     /// The rows of `batches` (with [`COLUMNS`]), read at `version`.
-    pub fn from_batches(version: u64, dim: usize, batches: &[RecordBatch]) -> Result<Self, StoreError> {
+    pub fn from_batches(version: u64, dim: usize, batches: &[RecordBatch]) -> Result<Self, String> {
         let mut resident = Self::empty(version, dim);
         for batch in batches {
             let text = |name: &str| {
                 batch
                     .column_by_name(name)
                     .and_then(|c| c.as_string_opt::<i32>())
-                    .ok_or_else(|| StoreError::new(format!("no {name} column")))
+                    .ok_or_else(|| format!("no {name} column"))
             };
             let (id, path, tags, created_by) = (text("id")?, text("path")?, text("tags")?, text("created_by")?);
             let vectors = batch
                 .column_by_name("vector")
                 .and_then(|c| c.as_fixed_size_list_opt())
-                .ok_or_else(|| StoreError::new("no vector column".into()))?;
+                .ok_or_else(|| "no vector column".to_string())?;
             for row in 0..batch.num_rows() {
                 let vector = vectors.value(row);
                 let vector = vector.as_primitive::<Float32Type>();
@@ -146,8 +148,9 @@ impl Resident {
         }
     }
 
-    /// What a store write did, applied here: every chunk of `removed` goes, `added` comes in.
-    pub fn apply(&mut self, removed: &[String], added: &[ChunkRow]) {
+    /// What a store write did, applied here: every chunk of `removed` goes, `added` comes in
+    /// (each as id, path, tags, written by an agent, vector).
+    pub fn apply<'a>(&mut self, removed: &[String], added: impl IntoIterator<Item = Added<'a>>) {
         if !removed.is_empty() {
             let gone: std::collections::HashSet<&str> = removed.iter().map(String::as_str).collect();
             let old = std::mem::replace(self, Self::empty(self.version, self.dim));
@@ -160,8 +163,8 @@ impl Resident {
                 self.push_quantised(&old.ids[row], doc, &old.codes[at..at + old.dim], old.scales[row]);
             }
         }
-        for row in added {
-            self.push(&row.id, &row.path, &row.tags, !row.created_by.is_empty(), &row.vector);
+        for (id, path, tags, by_agent, vector) in added {
+            self.push(id, path, tags, by_agent, vector);
         }
     }
 
@@ -216,13 +219,35 @@ impl Resident {
 mod tests {
     use super::*;
 
-    fn row(id: &str, path: &str, vector: Vec<f32>) -> ChunkRow {
-        ChunkRow {
+    /// A chunk as a write adds it: id, path, tags, by an agent, vector.
+    struct Row {
+        id: String,
+        path: String,
+        tags: String,
+        created_by: String,
+        vector: Vec<f32>,
+    }
+
+    fn row(id: &str, path: &str, vector: Vec<f32>) -> Row {
+        Row {
             id: id.into(),
             path: path.into(),
+            tags: String::new(),
+            created_by: String::new(),
             vector,
-            ..ChunkRow::default()
         }
+    }
+
+    fn added(rows: &[Row]) -> impl Iterator<Item = Added<'_>> {
+        rows.iter().map(|r| {
+            (
+                r.id.as_str(),
+                r.path.as_str(),
+                r.tags.as_str(),
+                !r.created_by.is_empty(),
+                r.vector.as_slice(),
+            )
+        })
     }
 
     /// A deterministic pseudo-random unit vector.
@@ -248,10 +273,10 @@ mod tests {
     fn the_approximate_order_finds_the_exact_nearest() {
         let dim = 384;
         let mut resident = Resident::empty(1, dim);
-        let rows: Vec<ChunkRow> = (0..2000)
+        let rows: Vec<Row> = (0..2000)
             .map(|i| row(&format!("c{i}"), &format!("d{}.md", i / 4), unit(i, dim)))
             .collect();
-        resident.apply(&[], &rows);
+        resident.apply(&[], added(&rows));
         for q in 0..20 {
             let query = unit(10_000 + q, dim);
             let mut exact: Vec<(f32, &str)> = rows
@@ -273,13 +298,13 @@ mod tests {
         let mut resident = Resident::empty(1, dim);
         resident.apply(
             &[],
-            &[
+            added(&[
                 row("a#0", "a.md", unit(1, dim)),
                 row("a#1", "a.md", unit(2, dim)),
                 row("b#0", "b.md", unit(3, dim)),
-            ],
+            ]),
         );
-        resident.apply(&["a.md".into()], &[row("a#0@new", "a.md", unit(4, dim))]);
+        resident.apply(&["a.md".into()], added(&[row("a#0@new", "a.md", unit(4, dim))]));
         let mut ids = resident.nearest(&unit(4, dim), &Filter::default(), 10);
         assert_eq!(ids.remove(0), "a#0@new", "the new row is the query's own vector");
         assert_eq!(ids, ["b#0"]);
@@ -293,7 +318,7 @@ mod tests {
         let mut agent = row("b#0", "team/b.md", unit(2, dim));
         agent.created_by = "claude".into();
         agent.tags = " db ".into();
-        resident.apply(&[], &[row("a#0", "a.md", unit(1, dim)), agent]);
+        resident.apply(&[], added(&[row("a#0", "a.md", unit(1, dim)), agent]));
         let query = unit(1, dim);
         let only_team = Filter {
             path_prefix: "team/".into(),
@@ -318,10 +343,10 @@ mod tests {
         let mut resident = Resident::empty(1, 4);
         resident.apply(
             &[],
-            &[
+            added(&[
                 row("z", "z.md", vec![0.0; 4]),
                 row("u", "u.md", vec![1.0, 0.0, 0.0, 0.0]),
-            ],
+            ]),
         );
         assert_eq!(
             resident.nearest(&[1.0, 0.0, 0.0, 0.0], &Filter::default(), 2),

@@ -26,7 +26,7 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 
-use super::filter::Filter;
+use super::filter::{Filter, quote};
 use super::resident::Resident;
 
 /// The table's name.
@@ -328,7 +328,21 @@ impl Store {
             self.ensure_fts().await?;
         }
         self.forget_cached();
-        self.end_write(write, |resident| resident.apply(paths, &rows)).await
+        self.end_write(write, |resident| {
+            resident.apply(
+                paths,
+                rows.iter().map(|r| {
+                    (
+                        r.id.as_str(),
+                        r.path.as_str(),
+                        r.tags.as_str(),
+                        !r.created_by.is_empty(),
+                        r.vector.as_slice(),
+                    )
+                }),
+            )
+        })
+        .await
     }
 
     /// Drops every row.
@@ -710,11 +724,6 @@ impl Store {
         ];
         RecordBatch::try_new(schema(self.dim), columns).map_err(|e| StoreError(e.to_string()))
     }
-}
-
-/// A SQL string literal.
-pub fn quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', "''"))
 }
 
 pub(super) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
