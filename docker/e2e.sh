@@ -289,7 +289,7 @@ cuda_on_cpu() {
     [ -n "$vector" ] || { "$DOCKER" logs "$PROJECT-cuda" 2>&1 | tail -5; return 1; }
     printf 'a %s-dimension vector; its log: %s\n' \
         "$("$VPY" -c 'import json, sys; print(len(json.load(sys.stdin)["data"][0]["embedding"]))' <<<"$vector")" \
-        "$("$DOCKER" logs "$PROJECT-cuda" 2>&1 | grep -i -m1 'provider\|cpu' | cut -c1-200)"
+        "$("$DOCKER" logs "$PROJECT-cuda" 2>&1 | grep -m1 'falling back\|provider active' | cut -c1-300)"
 }
 if [ "${E2E_SKIP_CUDA:-}" != 1 ]; then
     check "embedd-cuda: every library the CUDA provider needs is in the image but the driver's" cuda_libraries
