@@ -36,6 +36,19 @@ rootfs() {
     debootstrap --variant=minbase "${include[@]}" bookworm "$1" "$MIRROR" >"$1.log" 2>&1 \
         || { tail -20 "$1.log" >&2; die "debootstrap failed ($1.log)"; }
     rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb
+    # What makes Docker Hub's Debian images slim, so that layers built on these are the size they
+    # would be there: apt keeps no package caches, and dpkg installs no docs, man pages or locales.
+    cat >"$1/etc/apt/apt.conf.d/docker-clean" <<'APT'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+APT
+    mkdir -p "$1/etc/dpkg/dpkg.cfg.d"
+    printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+        'path-exclude /usr/share/man/*' 'path-exclude /usr/share/info/*' \
+        'path-exclude /usr/share/locale/*' 'path-include /usr/share/locale/locale.alias' \
+        >"$1/etc/dpkg/dpkg.cfg.d/docker"
     if [ ${#LOCAL_CAS[@]} -gt 0 ]; then
         mkdir -p "$1/usr/local/share/ca-certificates"
         cp "${LOCAL_CAS[@]}" "$1/usr/local/share/ca-certificates/"

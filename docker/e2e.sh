@@ -271,7 +271,8 @@ check "embedd started again: ragdownd back on it" back_on_embedd
 cuda_libraries() {
     local missing
     missing=$("$DOCKER" run --rm --network=none --entrypoint sh ragdown-embedd-cuda:latest -c \
-        'ldd /opt/cuda/lib/libonnxruntime_providers_cuda.so | grep "not found" || true')
+        'ldd /opt/cuda/lib/libonnxruntime_providers_cuda.so | grep "not found" || true') \
+        || { echo "could not run the image: $missing"; return 1; }
     echo "unresolved: ${missing:-none}" | tr -s ' \t\n' ' '
     # Only the driver's libcuda may be missing on a host without NVIDIA's driver.
     ! grep -v 'libcuda\.so' <<<"$missing" | grep -q .
