@@ -123,29 +123,32 @@ impl Resident {
     }
 
     fn push(&mut self, id: &str, path: &str, tags: &str, by_agent: bool, vector: &[f32]) {
-        let doc = match self.by_path.get(path) {
-            Some(&doc) => doc,
-            None => {
-                let path: Arc<str> = path.into();
-                let doc = self.docs.len() as u32;
-                self.docs.push(Doc {
-                    path: path.clone(),
-                    tags: tags.into(),
-                    by_agent,
-                });
-                self.by_path.insert(path, doc);
-                doc
-            }
-        };
+        let doc = self.doc_index(path, || Doc {
+            path: path.into(),
+            tags: tags.into(),
+            by_agent,
+        });
         self.ids.push(id.into());
         self.doc_of.push(doc);
-        if vector.len() == self.dim {
-            let scale = quantise(vector, &mut self.codes);
-            self.scales.push(scale);
+        let scale = if vector.len() == self.dim {
+            quantise(vector, &mut self.codes)
         } else {
             self.codes.extend(std::iter::repeat_n(0, self.dim));
-            self.scales.push(0.0);
+            0.0
+        };
+        self.scales.push(scale);
+    }
+
+    /// The index of the document at `path` in `docs`, added (as `doc` makes it) when new.
+    fn doc_index(&mut self, path: &str, doc: impl FnOnce() -> Doc) -> u32 {
+        if let Some(&index) = self.by_path.get(path) {
+            return index;
         }
+        let doc = doc();
+        let index = self.docs.len() as u32;
+        self.by_path.insert(doc.path.clone(), index);
+        self.docs.push(doc);
+        index
     }
 
     /// What a store write did, applied here: every chunk of `removed` goes, `added` comes in
@@ -169,15 +172,7 @@ impl Resident {
     }
 
     fn push_quantised(&mut self, id: &str, doc: &Doc, codes: &[i8], scale: f32) {
-        let index = match self.by_path.get(&doc.path) {
-            Some(&index) => index,
-            None => {
-                let index = self.docs.len() as u32;
-                self.docs.push(doc.clone());
-                self.by_path.insert(doc.path.clone(), index);
-                index
-            }
-        };
+        let index = self.doc_index(&doc.path, || doc.clone());
         self.ids.push(id.into());
         self.doc_of.push(index);
         self.codes.extend_from_slice(codes);
@@ -219,12 +214,12 @@ impl Resident {
 mod tests {
     use super::*;
 
-    /// A chunk as a write adds it: id, path, tags, by an agent, vector.
+    /// A chunk as a write adds it.
     struct Row {
         id: String,
         path: String,
         tags: String,
-        created_by: String,
+        by_agent: bool,
         vector: Vec<f32>,
     }
 
@@ -233,21 +228,14 @@ mod tests {
             id: id.into(),
             path: path.into(),
             tags: String::new(),
-            created_by: String::new(),
+            by_agent: false,
             vector,
         }
     }
 
     fn added(rows: &[Row]) -> impl Iterator<Item = Added<'_>> {
-        rows.iter().map(|r| {
-            (
-                r.id.as_str(),
-                r.path.as_str(),
-                r.tags.as_str(),
-                !r.created_by.is_empty(),
-                r.vector.as_slice(),
-            )
-        })
+        rows.iter()
+            .map(|r| (&*r.id, &*r.path, &*r.tags, r.by_agent, &*r.vector))
     }
 
     /// A deterministic pseudo-random unit vector.
@@ -316,7 +304,7 @@ mod tests {
         let dim = 8;
         let mut resident = Resident::empty(1, dim);
         let mut agent = row("b#0", "team/b.md", unit(2, dim));
-        agent.created_by = "claude".into();
+        agent.by_agent = true;
         agent.tags = " db ".into();
         resident.apply(&[], added(&[row("a#0", "a.md", unit(1, dim)), agent]));
         let query = unit(1, dim);

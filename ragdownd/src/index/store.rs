@@ -27,7 +27,7 @@ use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 
 use super::filter::{Filter, quote};
-use super::resident::Resident;
+use super::resident::{Added, Resident};
 
 /// The table's name.
 pub const TABLE: &str = "chunks";
@@ -77,6 +77,19 @@ pub struct ChunkRow {
     pub line_start: i32,
     pub line_end: i32,
     pub vector: Vec<f32>,
+}
+
+impl ChunkRow {
+    /// What the resident vectors keep of it: id, path, tags, whether an agent wrote it, vector.
+    fn resident_fields(&self) -> Added<'_> {
+        (
+            &self.id,
+            &self.path,
+            &self.tags,
+            !self.created_by.is_empty(),
+            &self.vector,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -329,18 +342,7 @@ impl Store {
         }
         self.forget_cached();
         self.end_write(write, |resident| {
-            resident.apply(
-                paths,
-                rows.iter().map(|r| {
-                    (
-                        r.id.as_str(),
-                        r.path.as_str(),
-                        r.tags.as_str(),
-                        !r.created_by.is_empty(),
-                        r.vector.as_slice(),
-                    )
-                }),
-            )
+            resident.apply(paths, rows.iter().map(ChunkRow::resident_fields))
         })
         .await
     }
@@ -459,8 +461,7 @@ impl Store {
             .create_index(&["vector"], Index::IvfHnswSq(builder))
             .execute()
             .await?;
-        self.end_write(write, |_| {}).await?;
-        Ok(())
+        self.end_write(write, |_| {}).await
     }
 
     /// Number of rows.
