@@ -68,25 +68,31 @@ as_root() {
     fi
 }
 
-# need_command CMD PACKAGE ELSEWHERE : make sure CMD is on PATH. Installs Debian's PACKAGE when we
-# can (root or sudo, apt-get); otherwise exits with the exact command for the user to run, and
-# ELSEWHERE (how to get it on other systems).
+# apt_install PACKAGE PROBLEM ELSEWHERE : installs Debian's PACKAGE, which fixes PROBLEM (a
+# phrase: "protoc not found"), when we can (root or sudo, apt-get); otherwise exits with the exact
+# command for the user to run, and ELSEWHERE (how to fix it on other systems).
+apt_install() {
+    local cmd="apt-get update && apt-get install -y $1"
+    if ! command -v apt-get >/dev/null 2>&1; then
+        die "$2. Install it (Debian/Ubuntu: $cmd; $3)."
+    fi
+    if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+        die "$2 and neither root nor sudo is available. Run as root: $cmd"
+    fi
+    log "$2; installing Debian's $1"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 \
+        || die "apt-get update failed. Run as root: $cmd"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$1" >&2 \
+        || die "installing $1 failed. Run as root: $cmd"
+}
+
+# need_command CMD PACKAGE ELSEWHERE : make sure CMD is on PATH, installing Debian's PACKAGE as
+# apt_install does.
 need_command() {
     if command -v "$1" >/dev/null 2>&1; then
         return 0
     fi
-    local cmd="apt-get update && apt-get install -y $2"
-    if ! command -v apt-get >/dev/null 2>&1; then
-        die "$1 not found. Install it (Debian/Ubuntu: $cmd; $3)."
-    fi
-    if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
-        die "$1 not found and neither root nor sudo is available. Run as root: $cmd"
-    fi
-    log "$1 not found; installing Debian's $2"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 \
-        || die "apt-get update failed. Run as root: $cmd"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2 \
-        || die "installing $2 failed. Run as root: $cmd"
+    apt_install "$2" "$1 not found" "$3"
     command -v "$1" >/dev/null 2>&1 || die "$1 still not on PATH after installing $2"
 }
 
@@ -97,11 +103,7 @@ need_protoc() {
     # Debian ships them in libprotobuf-dev, which apt adds to protoc only as a recommendation, so
     # an install without recommends (a Docker build) has protoc without them.
     protoc_has_well_known_types && return 0
-    command -v apt-get >/dev/null 2>&1 \
-        || die "protoc cannot find google/protobuf/empty.proto: install protobuf's include files (macOS: brew install protobuf)"
-    log "protoc has no google/protobuf/*.proto; installing Debian's libprotobuf-dev"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libprotobuf-dev >&2 \
-        || die "could not install libprotobuf-dev (apt-get install -y libprotobuf-dev)"
+    apt_install libprotobuf-dev "protoc cannot find google/protobuf/empty.proto" "macOS: brew install protobuf"
     protoc_has_well_known_types || die "protoc still cannot find google/protobuf/empty.proto"
 }
 
