@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the benchmark workloads in a release build and writes their results to bench/results/.
 #
-#   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k chunks (hash),
-#                           # a search's time by stage at 10k, 42k and 105k chunks (hash),
+#   bench/run.sh            # example vault (minilm), runbook corpus (minilm, hash), 10k, 42k and
+#                           # 105k chunks (hash), the same over MCP stdio (hash and the run
+#                           # command's minilm), a search's time by stage at 10k, 42k and 105k chunks,
 #                           # then the retrieval-quality workload (bench/retrieval.sh)
 #
 # Release builds go to their own target directory ($RAGDOWN_CACHE/target-release), so they never
@@ -13,7 +14,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 "$ROOT/scripts/install-ort.sh" >/dev/null
 "$ROOT/scripts/install-model.sh" minilm >/dev/null
-(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench --bin search-breakdown)
+(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench --bin search-breakdown -p ragdownd --bin ragdownd)
 BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
 DAY=$(date -u +%Y-%m-%d)
 OUT="$ROOT/bench/results/$DAY-index.jsonl"
@@ -42,6 +43,26 @@ run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries
 run runbooks-minilm-2-threads --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads 2 --queries "$WORK/runbook-queries.txt"
 run runbooks-hash --docs "$WORK/runbooks" --embedder hash --runs 5 --queries "$WORK/runbook-queries.txt"
 run runbooks-10k-hash --docs "$WORK/runbooks" --embedder hash --runs 3 --copies 50 --queries "$WORK/runbook-queries.txt"
+run runbooks-42k-hash --docs "$WORK/runbooks" --embedder hash --runs 1 --copies 200 --queries "$WORK/runbook-queries.txt"
+run runbooks-105k-hash --docs "$WORK/runbooks" --embedder hash --runs 1 --copies 500 --queries "$WORK/runbook-queries.txt"
+# As an agent meets it: ragdownd stdio driven over MCP by the official Python SDK, every answerable
+# question through ragdown_recall and ragdown_context (bench/mcp_latency.py), hash and the run
+# command's model, at 10,500, 42,000 and 105,000 chunks.
+VPY=$("$ROOT/scripts/install-python-tools.sh")
+MODEL=$(fastest_minilm)
+"$ROOT/scripts/install-model.sh" "$MODEL" >/dev/null
+"$BENCH" corpus --out "$WORK/corpus" >/dev/null
+MCP="$ROOT/bench/results/$DAY-mcp-latency.jsonl"
+: > "$MCP"
+for embedder in hash "$MODEL"; do
+    for copies in 50 200 500; do
+        log "mcp_latency: $embedder, $copies copies"
+        "$VPY" "$ROOT/bench/mcp_latency.py" --ragdownd "$CARGO_TARGET_DIR/release/ragdownd" \
+            --corpus "$WORK/corpus" --copies "$copies" --embedder "$embedder" 2>/dev/null |
+            "$PYTHON" -c 'import json,sys; r=json.load(sys.stdin); r["command"]=sys.argv[1]; r["date"]=sys.argv[2]; print(json.dumps(r))' \
+                "bench/mcp_latency.py --copies $copies --embedder $embedder" "$DAY" >> "$MCP"
+    done
+done
 # Where a search's time goes, stage by stage, at 10,500, 42,000 and 105,000 chunks (hash).
 BREAKDOWN="$ROOT/bench/results/$DAY-search-breakdown.jsonl"
 : > "$BREAKDOWN"

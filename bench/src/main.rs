@@ -78,7 +78,7 @@ struct IndexArgs {
     /// Times each query is run.
     #[arg(long, default_value_t = 5)]
     query_reps: usize,
-    /// ONNX Runtime threads [default: half the cores].
+    /// ONNX Runtime threads [default: every core].
     #[arg(long)]
     threads: Option<usize>,
     /// Sessions running batches side by side, sharing the threads [default: embedd's, one per

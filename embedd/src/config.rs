@@ -31,7 +31,7 @@ pub struct Cli {
     /// Execution provider: auto (GPU providers first, then CPU), cuda, coreml, directml or cpu.
     #[arg(long, env = "EMBEDD_PROVIDER", default_value = "auto")]
     pub provider: Provider,
-    /// ONNX Runtime intra-op threads [default: half the cores].
+    /// ONNX Runtime intra-op threads [default: every core].
     #[arg(long, env = "EMBEDD_THREADS")]
     pub threads: Option<usize>,
     /// Sessions that run batches side by side, sharing the threads [default: one per thread,

@@ -58,7 +58,7 @@ pub struct Options {
     /// granite-small (default), bge-small, embeddinggemma, minilm, or hash (tests only).
     #[arg(long, env = "RAGDOWN_EMBEDDER", global = true)]
     pub embedder: Option<String>,
-    /// ONNX Runtime threads for the local model [default: half the cores].
+    /// ONNX Runtime threads for the local model [default: every core].
     #[arg(long, env = "RAGDOWN_THREADS", global = true)]
     pub threads: Option<usize>,
     /// Sessions of the local model that embed side by side, sharing the threads [default: one

@@ -65,9 +65,36 @@ fn quantise(vector: &[f32], out: &mut Vec<i8>) -> f32 {
 }
 
 /// The integer dot product of two rows of codes.
+#[inline(always)]
 fn dot(a: &[i8], b: &[i8]) -> i32 {
     // Written so the compiler vectorises it (widening multiply-adds).
     a.iter().zip(b).map(|(&x, &y)| i32::from(x) * i32::from(y)).sum()
+}
+
+/// The dot product of `query` with every row of `codes` (`dim` codes a row), appended to `out`.
+fn dots(query: &[i8], codes: &[i8], dim: usize, out: &mut Vec<i32>) {
+    out.extend(codes.chunks_exact(dim).map(|row| dot(query, row)));
+}
+
+/// [`dots`] compiled for AVX2. The build targets baseline x86-64 (SSE2), where the widening
+/// multiply-adds take 2.6 times as long: 11.1 against 4.2 ms for 105,000 rows of 384 on this
+/// project's machine, where 4 ms is about what reading the 40 MB of codes takes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dots_avx2(query: &[i8], codes: &[i8], dim: usize, out: &mut Vec<i32>) {
+    dots(query, codes, dim, out);
+}
+
+/// [`dots`], with the fastest instructions this CPU has.
+#[allow(unsafe_code)]
+fn dots_fastest(query: &[i8], codes: &[i8], dim: usize, out: &mut Vec<i32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just checked to have AVX2, the one feature `dots_avx2` enables.
+        unsafe { dots_avx2(query, codes, dim, out) };
+        return;
+    }
+    dots(query, codes, dim, out);
 }
 
 impl Resident {
@@ -182,6 +209,24 @@ impl Resident {
     /// The ids of the `limit` rows nearest `query` by approximate cosine, best first, among those
     /// `filter` lets through.
     pub fn nearest(&self, query: &[f32], filter: &Filter, limit: usize) -> Vec<&str> {
+        self.nearest_rows(query, filter, limit)
+            .into_iter()
+            .map(|row| self.id(row))
+            .collect()
+    }
+
+    /// Row `row`'s chunk id.
+    pub fn id(&self, row: usize) -> &str {
+        &self.ids[row]
+    }
+
+    /// Row `row`'s document path.
+    pub fn path(&self, row: usize) -> &str {
+        &self.docs[self.doc_of[row] as usize].path
+    }
+
+    /// [`Resident::nearest`] as row numbers.
+    pub fn nearest_rows(&self, query: &[f32], filter: &Filter, limit: usize) -> Vec<usize> {
         if limit == 0 || query.len() != self.dim || self.is_empty() {
             return Vec::new();
         }
@@ -192,13 +237,11 @@ impl Resident {
             .iter()
             .map(|doc| filter.matches(&doc.path, &doc.tags, doc.by_agent))
             .collect();
+        let mut dot_products = Vec::with_capacity(self.len());
+        dots_fastest(&codes, &self.codes, self.dim, &mut dot_products);
         let mut scored: Vec<(f32, u32)> = (0..self.len())
             .filter(|&row| allowed[self.doc_of[row] as usize])
-            .map(|row| {
-                let at = row * self.dim;
-                let score = dot(&codes, &self.codes[at..at + self.dim]) as f32 * self.scales[row] * query_scale;
-                (score, row as u32)
-            })
+            .map(|row| (dot_products[row] as f32 * self.scales[row] * query_scale, row as u32))
             .collect();
         let best_first = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         if scored.len() > limit {
@@ -206,7 +249,7 @@ impl Resident {
             scored.truncate(limit);
         }
         scored.sort_unstable_by(best_first);
-        scored.into_iter().map(|(_, row)| &*self.ids[row as usize]).collect()
+        scored.into_iter().map(|(_, row)| row as usize).collect()
     }
 }
 
@@ -340,5 +383,27 @@ mod tests {
             resident.nearest(&[1.0, 0.0, 0.0, 0.0], &Filter::default(), 2),
             ["u", "z"]
         );
+    }
+
+    #[test]
+    fn the_fastest_dot_products_equal_the_plain_ones() {
+        // Extreme codes too: -127 * -127 summed over a row is the largest a row can give.
+        let mut state = 7u64;
+        let mut codes: Vec<i8> = (0..384 * 50)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 56) as i8).max(-127)
+            })
+            .collect();
+        codes[..384].fill(-127);
+        let query = codes[..384].to_vec();
+        let (mut fastest, mut plain) = (Vec::new(), Vec::new());
+        dots_fastest(&query, &codes, 384, &mut fastest);
+        dots(&query, &codes, 384, &mut plain);
+        assert_eq!(fastest, plain);
+        assert_eq!(fastest[0], 127 * 127 * 384);
+        assert_eq!(fastest.len(), 50);
     }
 }

@@ -21,7 +21,7 @@ use lancedb::arrow::arrow_array::{
 };
 use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lancedb::index::Index;
-use lancedb::index::scalar::{FtsIndexBuilder, FullTextSearchQuery};
+use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder, FullTextSearchQuery};
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
@@ -108,6 +108,7 @@ impl Candidate {
             line_start: 1,
             line_end: 1,
             similarity,
+            loaded: true,
         }
     }
 }
@@ -137,6 +138,30 @@ pub struct Candidate {
     pub line_end: i32,
     /// Cosine similarity to the query.
     pub similarity: f32,
+    /// Whether the fields past `id`, `path` and `similarity` were read. The dense pool reads only
+    /// those three for its candidates ([`Store::dense_pool`]); [`Store::load`] reads the rest
+    /// for the few that become hits.
+    pub loaded: bool,
+}
+
+impl Candidate {
+    /// A candidate of which only its id, path and similarity are known yet.
+    pub fn unloaded(id: &str, path: &str, similarity: f32) -> Self {
+        Self {
+            id: id.into(),
+            path: path.into(),
+            title: String::new(),
+            heading: String::new(),
+            text: String::new(),
+            tags: String::new(),
+            created_by: String::new(),
+            mtime_ms: 0.0,
+            line_start: 0,
+            line_end: 0,
+            similarity,
+            loaded: false,
+        }
+    }
 }
 
 /// A BM25 match: the chunk, its BM25 score, and its stored vector.
@@ -215,8 +240,8 @@ pub struct Store {
     superseded: Mutex<Option<Arc<Superseded>>>,
     /// Every document's path and aliases, sorted by path, cached until the next write.
     names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
-    /// Whether the full-text index exists (checked once, then known).
-    has_fts: AtomicBool,
+    /// Whether the full-text and `id` indexes exist (checked once, then known).
+    has_indices: AtomicBool,
     /// How long superseded versions' files are kept ([`KEEP_VERSIONS_FOR`]).
     keep_versions_for: std::time::Duration,
 }
@@ -308,7 +333,7 @@ impl Store {
             dim,
             superseded: Mutex::new(None),
             names: Mutex::new(None),
-            has_fts: AtomicBool::new(false),
+            has_indices: AtomicBool::new(false),
             keep_versions_for: KEEP_VERSIONS_FOR,
             resident: RwLock::new(None),
             resident_load: tokio::sync::Mutex::new(()),
@@ -338,7 +363,7 @@ impl Store {
         if !rows.is_empty() {
             let batch = self.to_batch(&rows)?;
             self.table.add(batch).execute().await?;
-            self.ensure_fts().await?;
+            self.ensure_indices().await?;
         }
         self.forget_cached();
         self.end_write(write, |resident| {
@@ -383,23 +408,29 @@ impl Store {
         *self.names.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
-    /// Builds the full-text index when the table has rows and none yet. Rows added later are
-    /// still found (scanned) until [`Store::optimize`] folds them in, so building it after the
-    /// first write lets BM25 answer while a long first index is still running.
-    async fn ensure_fts(&self) -> Result<()> {
-        if self.has_fts.load(Ordering::Acquire) {
+    /// Builds the full-text index and the `id` index when the table has rows and they are missing.
+    /// Rows added later are still found (scanned) until [`Store::optimize`] folds them in, so
+    /// building them after the first write lets BM25 answer while a long first index is still
+    /// running. The `id` index (a B-tree) is what makes the dense pool's read of its candidates
+    /// (`id IN (…)`) a lookup instead of a scan of the id column: 12.7 ms of an 11-14 ms dense
+    /// pool at 10,500 chunks without it (bench/results/README.md, 2026-12-01).
+    async fn ensure_indices(&self) -> Result<()> {
+        if self.has_indices.load(Ordering::Acquire) {
             return Ok(());
         }
-        let exists = self
-            .table
-            .list_indices()
-            .await?
-            .iter()
-            .any(|index| index.columns.iter().any(|c| c == "search_text"));
-        if !exists {
-            if self.count().await? == 0 {
-                return Ok(());
-            }
+        let indices = self.table.list_indices().await?;
+        let indexed = |column: &str| indices.iter().any(|index| index.columns.iter().any(|c| c == column));
+        let (has_text, has_id) = (indexed("search_text"), indexed("id"));
+        if (!has_text || !has_id) && self.count().await? == 0 {
+            return Ok(());
+        }
+        if !has_id {
+            self.table
+                .create_index(&["id"], Index::BTree(BTreeIndexBuilder::default()))
+                .execute()
+                .await?;
+        }
+        if !has_text {
             // The `code` tokenizer keeps `pg_restore` one token (the default `simple` one splits
             // it); `split_identifiers` + `preserve_original` index its parts too, so prose that
             // says "restore" still meets it. Identifiers joined by `.`, `/`, `-` reach the index
@@ -419,7 +450,7 @@ impl Store {
                 .execute()
                 .await?;
         }
-        self.has_fts.store(true, Ordering::Release);
+        self.has_indices.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -429,7 +460,7 @@ impl Store {
     /// Readers re-check the latest version on every query, so none reads a version that old.
     pub async fn optimize(&self) -> Result<()> {
         let write = self.begin_write().await?;
-        self.ensure_fts().await?;
+        self.ensure_indices().await?;
         // `All` is these three with a 7-day prune; spelled out, so versions are listed once.
         self.table
             .optimize(OptimizeAction::Compact {
@@ -764,6 +795,7 @@ pub(super) fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
             line_start: start.value(row),
             line_end: end.value(row),
             similarity: 0.0,
+            loaded: true,
         })
         .collect())
 }

@@ -187,6 +187,8 @@ pub async fn search_with(
     };
     hits = fusion::cap_per_document(hits, options.settings.max_per_document);
     hits.truncate(request.limit);
+    store.load(hits.iter_mut().map(|hit| &mut hit.chunk)).await?;
+    hits.retain(|hit| hit.chunk.loaded);
     let mut hits = follow::follow_links(
         store,
         &query_vector,
@@ -220,7 +222,7 @@ async fn pools(
             .unwrap_or_default();
         let dense = match fusion {
             Fusion::LexicalOnly => Vec::new(),
-            _ => store.dense(&query_vector, filter, pool).await?,
+            _ => store.dense_pool(&query_vector, filter, pool).await?,
         };
         Ok::<_, SearchError>((query_vector, dense))
     };
@@ -238,11 +240,20 @@ async fn pools(
         }
     };
     let (dense, lexical) = futures::join!(dense, lexical);
-    let (query_vector, dense) = dense?;
-    let lexical = lexical
+    let (query_vector, mut dense) = dense?;
+    let lexical: Vec<(Candidate, f32)> = lexical
         .into_iter()
         .map(|found| found.with_similarity(&query_vector))
         .collect();
+    // A chunk both pools found needs no second read: BM25's copy has every field.
+    for candidate in dense.iter_mut().filter(|c| !c.loaded) {
+        if let Some((full, _)) = lexical.iter().find(|(l, _)| l.id == candidate.id) {
+            *candidate = Candidate {
+                similarity: candidate.similarity,
+                ..full.clone()
+            };
+        }
+    }
     Ok((query_vector, fusion::Pools { dense, lexical }))
 }
 

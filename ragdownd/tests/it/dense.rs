@@ -3,7 +3,7 @@
 //! this store's writes (brought over in memory) and after another store's (reloaded).
 
 use ragdownd::index::filter::Filter;
-use ragdownd::index::store::{ChunkRow, Store};
+use ragdownd::index::store::{Candidate, ChunkRow, Store};
 
 const DIM: usize = 32;
 
@@ -30,6 +30,7 @@ fn document(doc: usize, chunks: usize, seed: u64) -> (String, Vec<ChunkRow>) {
             id: format!("{path}#{i}@{seed}"),
             path: path.clone(),
             chunk_index: i as i32,
+            text: format!("chunk {i} of {path}"),
             tags: if doc.is_multiple_of(4) {
                 " db/pg ".into()
             } else {
@@ -81,7 +82,7 @@ async fn assert_same_as_flat_search(store: &Store, round: u64) {
             let query = unit(900_000 + round * 100 + q);
             let resident = store.dense(&query, &filter, 8).await.unwrap();
             let flat = store.dense_scan(&query, &filter, 8).await.unwrap();
-            let ids = |c: &[ragdownd::index::store::Candidate]| c.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+            let ids = |c: &[Candidate]| c.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
             assert_eq!(ids(&resident), ids(&flat), "round {round}, query {q}, {filter:?}");
             for (a, b) in resident.iter().zip(&flat) {
                 assert!(
@@ -91,9 +92,44 @@ async fn assert_same_as_flat_search(store: &Store, round: u64) {
                     a.similarity,
                     b.similarity
                 );
+                // Every other field read back whole.
+                assert_eq!(
+                    &Candidate {
+                        similarity: b.similarity,
+                        ..a.clone()
+                    },
+                    b
+                );
             }
+            // The pool a search ranks on: the same chunks and similarities, nothing else read yet,
+            // until `load` reads the rest.
+            let mut pool = store.dense_pool(&query, &filter, 8).await.unwrap();
+            assert_eq!(ids(&pool), ids(&resident));
+            assert!(pool.iter().all(|c| !c.loaded && c.text.is_empty()));
+            store.load(pool.iter_mut()).await.unwrap();
+            assert_eq!(pool, resident);
         }
     }
+}
+
+#[tokio::test]
+async fn a_candidate_deleted_before_it_is_read_stays_unloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), DIM, false).await.unwrap();
+    let (a, rows_a) = document(1, 2, 1);
+    let (b, rows_b) = document(2, 2, 1);
+    store.apply(&[a.clone(), b], [rows_a, rows_b].concat()).await.unwrap();
+    let mut pool = store.dense_pool(&unit(5), &Filter::default(), 4).await.unwrap();
+    assert_eq!(pool.len(), 4);
+    store.apply(&[a.clone()], Vec::new()).await.unwrap();
+    store.load(pool.iter_mut()).await.unwrap();
+    for candidate in &pool {
+        assert_eq!(candidate.loaded, candidate.path != a, "{candidate:?}");
+    }
+    // What dense itself returns never holds an unread candidate.
+    let dense = store.dense(&unit(5), &Filter::default(), 4).await.unwrap();
+    assert_eq!(dense.len(), 2);
+    assert!(dense.iter().all(|c| c.loaded && c.path != a));
 }
 
 #[tokio::test]
