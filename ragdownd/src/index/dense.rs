@@ -1,7 +1,8 @@
-//! The dense pool: the chunks nearest a query vector. Candidates come from the resident vectors
-//! ([`super::resident`]), oversampled; their stored f32 vectors are then read from the table (a
-//! lookup in its `id` index) and they are ranked by exact cosine. The rest of a candidate's fields
-//! are read only for those that become hits ([`Store::load`]). LanceDB's own flat search
+//! The dense pool: the chunks nearest a query vector, ranked by the resident vectors' approximate
+//! cosine ([`super::resident`]) with nothing read from the table. The fields of those that become
+//! hits, and their exact cosine from the stored f32 vectors, are read afterwards in one lookup in
+//! the table's `id` index ([`Store::load`]); [`Store::dense`] does both, oversampled, for callers
+//! that want the exact nearest. LanceDB's own flat search
 //! ([`Store::dense_scan`]) is kept
 //! for a write in flight before any resident copy exists, and as the reference the tests and
 //! `search-breakdown` compare against.
@@ -30,18 +31,25 @@ const MIN_RESCORED: usize = 16;
 
 impl Store {
     /// The `limit` nearest chunks to `query` by cosine, among those `filter` lets through, best
-    /// first, every field read.
+    /// first, every field read and the similarities exact.
     pub async fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Candidate>> {
-        let mut pool = self.dense_pool(query, filter, limit).await?;
-        self.load(pool.iter_mut()).await?;
+        let mut pool = self
+            .dense_pool(query, filter, (limit * OVERSAMPLE).max(MIN_RESCORED))
+            .await?;
+        self.load(query, pool.iter_mut()).await?;
         pool.retain(|candidate| candidate.loaded);
+        pool.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.id.cmp(&b.id)));
+        pool.truncate(limit);
         Ok(pool)
     }
 
-    /// [`Store::dense`] with only each candidate's id, path and exact similarity read: a search
-    /// ranks on those, and reads the rest ([`Store::load`]) for the few candidates that become its
-    /// hits. Reading every column of 64 candidates took 8.4 ms at 10,500 chunks, most of the
-    /// dense pool's time; their vectors alone, a third of that (bench/results/README.md).
+    /// The `limit` nearest chunks by the resident vectors' approximate cosine (within 0.002 of the
+    /// exact one), with nothing read from the table: only each candidate's id, path and that
+    /// similarity. A search ranks on those and reads the rest, the exact similarity included
+    /// ([`Store::load`]), for the few candidates that become its hits. Reading the candidates'
+    /// stored vectors to rank them exactly took 7-8 ms at 10,500 chunks, more than the rest of the
+    /// search together (bench/results/README.md). Before any resident copy exists (a write of
+    /// this process in flight), LanceDB's flat search answers, every field read.
     pub async fn dense_pool(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Candidate>> {
         if limit == 0 {
             return Ok(Vec::new());
@@ -49,63 +57,48 @@ impl Store {
         let Some(resident) = self.resident().await? else {
             return self.dense_scan(query, filter, limit).await;
         };
-        let rows = resident.nearest_rows(query, filter, (limit * OVERSAMPLE).max(MIN_RESCORED));
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<&str> = rows.iter().map(|&row| resident.id(row)).collect();
-        let batches = self.rows_by_id(&ids, &["id", "vector"]).await?;
-        let mut vectors: HashMap<&str, &[f32]> = HashMap::with_capacity(rows.len());
-        for batch in &batches {
-            let found = strings(batch, "id")?;
-            let column = column(batch, "vector")?.as_fixed_size_list();
-            let values = column.values().as_primitive::<Float32Type>().values();
-            let dim = column.value_length() as usize;
-            for row in 0..batch.num_rows() {
-                let at = column.value_offset(row) as usize;
-                vectors.insert(found.value(row), &values[at..at + dim]);
-            }
-        }
-        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let query_norm = norm(query);
-        // A row the resident copy has and the table no longer does (a write of another process
-        // landed since the copy was checked) is left out.
-        let mut out: Vec<Candidate> = rows
-            .iter()
-            .filter_map(|&row| {
-                let stored = vectors.get(resident.id(row))?;
-                let dot: f32 = stored.iter().zip(query).map(|(a, b)| a * b).sum();
-                let denominator = norm(stored) * query_norm;
-                let similarity = if denominator > 0.0 { dot / denominator } else { 0.0 };
-                Some(Candidate::unloaded(resident.id(row), resident.path(row), similarity))
-            })
-            .collect();
-        out.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.id.cmp(&b.id)));
-        out.truncate(limit);
-        Ok(out)
+        Ok(resident
+            .nearest_rows(query, filter, limit)
+            .into_iter()
+            .map(|(row, similarity)| Candidate::unloaded(resident.id(row), resident.path(row), similarity))
+            .collect())
     }
 
-    /// Reads every field of the `candidates` not [`Candidate::loaded`] yet, in one query, keeping
-    /// their similarity. One whose row is gone (deleted since it was found) stays unloaded.
-    pub async fn load<'a>(&self, wanted: impl IntoIterator<Item = &'a mut Candidate>) -> Result<()> {
+    /// Reads every field of the `wanted` candidates not [`Candidate::loaded`] yet, in one query,
+    /// and sets their similarity to the exact cosine of their stored vector with `query`. One
+    /// whose row is gone (deleted since it was found) stays unloaded.
+    pub async fn load<'a>(&self, query: &[f32], wanted: impl IntoIterator<Item = &'a mut Candidate>) -> Result<()> {
         let mut missing: Vec<&'a mut Candidate> = wanted.into_iter().filter(|c| !c.loaded).collect();
         if missing.is_empty() {
             return Ok(());
         }
         let ids: Vec<&str> = missing.iter().map(|c| c.id.as_str()).collect();
-        let batches = self.rows_by_id(&ids, HIT_COLUMNS).await?;
+        let mut columns = HIT_COLUMNS.to_vec();
+        columns.push("vector");
+        let batches = self.rows_by_id(&ids, &columns).await?;
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let query_norm = norm(query);
         let mut found: HashMap<String, Candidate> = HashMap::new();
         for batch in &batches {
-            for candidate in candidates(batch)? {
-                found.insert(candidate.id.clone(), candidate);
+            let vectors = column(batch, "vector")?.as_fixed_size_list();
+            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
+                let stored = vectors.value(row);
+                let stored = stored.as_primitive::<Float32Type>().values();
+                let dot: f32 = stored.iter().zip(query).map(|(a, b)| a * b).sum();
+                let denominator = norm(stored) * query_norm;
+                let similarity = if denominator > 0.0 { dot / denominator } else { 0.0 };
+                found.insert(
+                    candidate.id.clone(),
+                    Candidate {
+                        similarity,
+                        ..candidate
+                    },
+                );
             }
         }
         for candidate in &mut missing {
             if let Some(full) = found.remove(&candidate.id) {
-                **candidate = Candidate {
-                    similarity: candidate.similarity,
-                    ..full
-                };
+                **candidate = full;
             }
         }
         Ok(())

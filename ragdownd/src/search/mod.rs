@@ -187,7 +187,9 @@ pub async fn search_with(
     };
     hits = fusion::cap_per_document(hits, options.settings.max_per_document);
     hits.truncate(request.limit);
-    store.load(hits.iter_mut().map(|hit| &mut hit.chunk)).await?;
+    store
+        .load(&query_vector, hits.iter_mut().map(|hit| &mut hit.chunk))
+        .await?;
     hits.retain(|hit| hit.chunk.loaded);
     let mut hits = follow::follow_links(
         store,
