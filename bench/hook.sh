@@ -5,7 +5,7 @@
 # prompts, and the sweep of min_ratio, min_score and top_k around them.
 #
 #   bench/hook.sh                # minilm and hash
-#   bench/hook.sh minilm         # one embedder
+#   bench/hook.sh minilm-fp32    # one embedder
 #
 # Quality figures do not depend on the build profile, so this runs the dev build in
 # $CARGO_TARGET_DIR (each result says "profile": "dev"); it times nothing.
@@ -16,7 +16,9 @@ EMBEDDERS=("$@")
 [ ${#EMBEDDERS[@]} -gt 0 ] || EMBEDDERS=(minilm hash)
 "$ROOT/scripts/install-ort.sh" >/dev/null
 for embedder in "${EMBEDDERS[@]}"; do
-    [ "$embedder" != minilm ] || "$ROOT/scripts/install-model.sh" minilm >/dev/null
+    case "$embedder" in
+        minilm | minilm-fp32) "$ROOT/scripts/install-model.sh" "$embedder" >/dev/null ;;
+    esac
 done
 (cd "$ROOT" && cargo build --locked -p bench --bin hook-bench)
 BENCH="$CARGO_TARGET_DIR/debug/hook-bench"
@@ -25,7 +27,7 @@ RATIOS=1.0,0.98,0.96,0.95,0.94,0.92,0.9,0.88,0.85,0.82,0.8,0.78,0.77,0.76,0.75,0
 for embedder in "${EMBEDDERS[@]}"; do
     case "$embedder" in
         # Around the measured floor (0.4) and above the strongest off-topic prompt (0.24).
-        minilm) FLOORS=0.3,0.35,0.4,0.45,0.5 ;;
+        minilm | minilm-fp32) FLOORS=0.3,0.35,0.4,0.45,0.5 ;;
         # The hash embedder's cosines are token overlaps: its shipped floor (0.8) passes nothing.
         hash) FLOORS=0.1,0.15,0.2,0.25,0.3,0.8 ;;
         *) FLOORS=0.4,0.5,0.6,0.7,0.8 ;;

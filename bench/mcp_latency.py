@@ -3,7 +3,7 @@ MCP stdio by the official MCP Python SDK, with every answerable corpus question 
 `ragdown_recall` (top_k 8) and `ragdown_context` (the hook's defaults, no session), each timed
 from the client's call to its answer. Also the first index (from the server's start to the first
 `ragdown_reindex` answering), a no-op re-sync through `ragdown_reindex`, and the server's peak RSS
-(VmHWM) after all of it. Prints one JSON object.
+(VmHWM, the first index included) and its RSS after all of it. Prints one JSON object.
 
     python bench/mcp_latency.py --ragdownd target/release/ragdownd --corpus DIR --copies 500
 
@@ -48,11 +48,12 @@ def server_pid(name: str) -> int:
     raise RuntimeError(f"no child process named {name}")
 
 
-def peak_rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str) -> float:
+    """VmHWM (the peak) or VmRSS (now) of process `pid`, in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024)
-    raise RuntimeError("no VmHWM")
+    raise RuntimeError(f"no {field}")
 
 
 async def timed(session: ClientSession, tool: str, args: dict) -> tuple[float, str]:
@@ -107,7 +108,7 @@ async def run(cli: argparse.Namespace) -> dict:
                     for question in questions:
                         recall.append((await timed(session, "ragdown_recall", {"query": question, "top_k": 8}))[0])
                         context.append((await timed(session, "ragdown_context", {"prompt": question}))[0])
-                rss = peak_rss_mb(pid)
+                rss, rss_now = rss_mb(pid, "VmHWM"), rss_mb(pid, "VmRSS")
     return {
         "workload": "mcp-latency",
         "copies": cli.copies,
@@ -126,6 +127,7 @@ async def run(cli: argparse.Namespace) -> dict:
         "context_ms": {"p50": percentile(context, 50), "p95": percentile(context, 95),
                        "p99": percentile(context, 99), "mean": round(statistics.fmean(context), 2)},
         "server_peak_rss_mb": rss,
+        "server_rss_after_mb": rss_now,
     }
 
 

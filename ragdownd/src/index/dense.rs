@@ -57,8 +57,14 @@ impl Store {
         let Some(resident) = self.resident().await? else {
             return self.dense_scan(query, filter, limit).await;
         };
-        Ok(resident
-            .nearest_rows(query, filter, limit)
+        // The scan is CPU work (4 ms at 105,000 chunks): on a blocking thread, so that the BM25
+        // search a query runs beside it goes on meanwhile.
+        let (query, filter) = (query.to_vec(), filter.clone());
+        let scanned = resident.clone();
+        let rows = tokio::task::spawn_blocking(move || scanned.nearest_rows(&query, &filter, limit))
+            .await
+            .map_err(|e| StoreError::new(e.to_string()))?;
+        Ok(rows
             .into_iter()
             .map(|(row, similarity)| Candidate::unloaded(resident.id(row), resident.path(row), similarity))
             .collect())

@@ -275,7 +275,12 @@ impl Shared {
             if group_chunks < EMBED_BATCH && iter.peek().is_some() {
                 continue;
             }
-            let (paths, rows) = self.embed_group(std::mem::take(&mut group)).await?;
+            let (mut paths, rows) = self.embed_group(std::mem::take(&mut group)).await?;
+            let files = paths.len();
+            // Only files the index has rows of need them deleted (`indexed` was read from the
+            // table, and only this sync writes it). A first index then never deletes: a delete by
+            // path scans the whole table, so one per group made a first index quadratic.
+            paths.retain(|path| indexed.contains_key(path));
             group_chunks = 0;
             if let Some(previous) = writing.take() {
                 self.written(previous, &mut files_done, &mut report, total_files)
@@ -283,7 +288,7 @@ impl Shared {
             }
             let store = self.store.clone();
             writing = Some(tokio::spawn(async move {
-                let counts = (paths.len(), rows.len());
+                let counts = (files, rows.len());
                 store.apply(&paths, rows).await?;
                 Ok(counts)
             }));
