@@ -1,7 +1,9 @@
 //! Where a search's time goes: the runbook corpus copied `--copies` times (210 chunks a copy),
 //! indexed with an embedder (`hash` by default: no model cost), then each corpus question timed
-//! stage by stage against the real store (the query's embedding, the dense pool, the BM25 pool,
-//! the superseded map, the names for the alias boost) and whole, as `ragdown_recall` runs it.
+//! stage by stage against the real store (the query's embedding, the dense pool as a search ranks
+//! on it (`dense_pool`: nothing read from the table) and with every field of 2x the candidates
+//! read and ranked exactly (`dense`), LanceDB's flat search (`dense_ids`), the BM25 pool, the
+//! superseded map, the names for the alias boost) and whole, as `ragdown_recall` runs it.
 //! Prints one JSON object with each stage's p50 / p95 in ms.
 //!
 //!   search-breakdown --copies 500        # 105,000 chunks
@@ -62,10 +64,19 @@ async fn main() -> anyhow::Result<()> {
     let index_s = started.elapsed().as_secs_f64();
     let store = engine.store();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
-    let mut stages: Vec<(&str, Vec<f64>)> = ["embed", "dense", "dense_ids", "lexical", "superseded", "names", "whole"]
-        .into_iter()
-        .map(|s| (s, Vec::new()))
-        .collect();
+    let mut stages: Vec<(&str, Vec<f64>)> = [
+        "embed",
+        "dense",
+        "dense_ids",
+        "lexical",
+        "superseded",
+        "names",
+        "whole",
+        "dense_pool",
+    ]
+    .into_iter()
+    .map(|s| (s, Vec::new()))
+    .collect();
     let options = SearchOptions::new(SearchSettings::default(), ragdownd::index::sync::Layout::Single);
     for _ in 0..cli.reps {
         for question in &generated.questions {
@@ -80,6 +91,9 @@ async fn main() -> anyhow::Result<()> {
             let t = Instant::now();
             store.dense(&vector, &Default::default(), 32).await?;
             stages[1].1.push(ms(t));
+            let t = Instant::now();
+            store.dense_pool(&vector, &Default::default(), 32).await?;
+            stages[7].1.push(ms(t));
             let t = Instant::now();
             store.dense_ids(&vector, 32).await?;
             stages[2].1.push(ms(t));
