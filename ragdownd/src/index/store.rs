@@ -97,18 +97,10 @@ impl Candidate {
     /// A bare chunk `<id>.md`, lines 1-1, for tests of ranking and gating.
     pub(crate) fn for_test(id: &str, similarity: f32) -> Self {
         Self {
-            id: id.into(),
-            path: format!("{id}.md"),
-            title: String::new(),
-            heading: String::new(),
-            text: String::new(),
-            tags: String::new(),
-            created_by: String::new(),
-            mtime_ms: 0.0,
             line_start: 1,
             line_end: 1,
-            similarity,
             loaded: true,
+            ..Self::unloaded(id, &format!("{id}.md"), similarity)
         }
     }
 }
