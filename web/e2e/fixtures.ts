@@ -3,7 +3,7 @@
 // base URL is that server. `authed` pages have the token in local storage already.
 import { test as base, expect, type Page } from "@playwright/test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -38,7 +38,20 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Why a start is tried again: another process took the free port between `freePort` and bind. */
+const PORT_TAKEN = "Address already in use";
+
 async function start(env: Record<string, string>): Promise<{ server: Server; child: ChildProcess; dir: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env);
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes(PORT_TAKEN)) throw err;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>): Promise<{ server: Server; child: ChildProcess; dir: string }> {
   if (!existsSync(BINARY)) throw new Error(`no ragdownd at ${BINARY}: cargo build -p ragdownd first (or set RAGDOWND)`);
   const dir = mkdtempSync(join(tmpdir(), "ragdown-e2e-"));
   const docs = join(dir, "docs");
@@ -79,12 +92,17 @@ async function start(env: Record<string, string>): Promise<{ server: Server; chi
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      const status = await api<{ ready: boolean; syncing?: boolean }>("GET", "/api/status");
-      if (status.ready && !status.syncing) break;
+      const status = await api<{ ready: boolean; syncing?: boolean; docs_dir?: string }>("GET", "/api/status");
+      // Only this server's answer counts, not another test's on a port this one failed to take.
+      const ours = status.docs_dir === docs || status.docs_dir === realpathSync(docs);
+      if (ours && status.ready && !status.syncing) break;
     } catch {
       // not listening yet
     }
-    if (child.exitCode !== null) throw new Error(`ragdownd exited: ${output}`);
+    if (child.exitCode !== null) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`ragdownd exited: ${output}`);
+    }
     if (Date.now() > deadline) throw new Error(`ragdownd not ready in 30 s: ${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
