@@ -207,7 +207,9 @@ impl Resident {
     }
 
     /// The ids of the `limit` rows nearest `query` by approximate cosine, best first, among those
-    /// `filter` lets through.
+    /// `filter` lets through. Only the tests read ids this way; the store reads rows
+    /// ([`Resident::nearest_rows`]).
+    #[cfg(test)]
     pub fn nearest(&self, query: &[f32], filter: &Filter, limit: usize) -> Vec<&str> {
         self.nearest_rows(query, filter, limit)
             .into_iter()
