@@ -6,6 +6,8 @@ scripts/install-model.sh):
 
     ~/.cache/ragdown/venv/bin/python scripts/golden_vectors.py \
         --out embedd/tests/data/golden-minilm.json
+    ~/.cache/ragdown/venv/bin/python scripts/golden_vectors.py \
+        --model-dir ~/.cache/ragdown/models/minilm-fp32 --out embedd/tests/data/golden-minilm-fp32.json
 
 Pipeline, written out by hand so it is a second opinion on embedd's, not a copy of it:
   1. tokenize with the model's tokenizer.json (Hugging Face `tokenizers`), overriding what the

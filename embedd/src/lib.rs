@@ -35,6 +35,7 @@ pub mod provider;
 pub mod registry;
 pub mod runtime;
 pub mod server;
+mod weights;
 
 pub use batch::Lane;
 pub use error::EmbedError;

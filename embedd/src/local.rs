@@ -111,6 +111,8 @@ pub struct EngineInfo {
     pub threads: usize,
     /// Sessions running batches side by side (not counting the interactive one).
     pub sessions: usize,
+    /// Weight tensors every session uses one copy of (0: each session holds its own weights).
+    pub shared_weights: usize,
     pub limits: BatchLimits,
     pub bucketing: Bucketing,
     pub max_queue_tokens: usize,
@@ -217,6 +219,7 @@ impl LocalEmbedder {
             requested_provider: options.provider,
             threads,
             sessions: shares.len(),
+            shared_weights: model.shared_weights(),
             limits: options.limits,
             bucketing,
             max_queue_tokens: options.max_queue_tokens,

@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use ort::session::Session;
-use ort::session::builder::PrepackedWeights;
 use ort::value::Tensor;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
@@ -17,6 +16,7 @@ use crate::hub::{ONNX_FILE, TOKENIZER_FILE};
 use crate::provider::Provider;
 use crate::registry::{self, ModelSpec, Pooling};
 use crate::runtime::{self, RuntimeOptions};
+use crate::weights::SharedWeights;
 
 /// Whether a text is a search query or a document passage (models with prefixes treat them
 /// differently).
@@ -229,9 +229,9 @@ pub struct Model {
     /// BERT-style models take `token_type_ids`; ModernBERT and Gemma do not.
     wants_token_types: bool,
     fingerprint: Fingerprint,
-    /// On the CPU, the weights ONNX Runtime pre-packs for its kernels, shared by every session
-    /// of this model ([`Model::more_sessions`]), so a second session does not hold a second copy.
-    prepacked: Option<PrepackedWeights>,
+    /// On the CPU, the weights and what ONNX Runtime pre-packs of them for its kernels, shared by
+    /// every session of this model ([`Model::more_sessions`]), so another session holds no copy.
+    shared: Option<SharedWeights>,
 }
 
 impl std::fmt::Debug for Model {
@@ -345,15 +345,15 @@ impl Model {
                     threads,
                     provider,
                     runtime_options,
-                    self.prepacked.clone(),
+                    self.shared.clone(),
                 )
             })
             .collect()
     }
 
     /// A session of the model file's bytes `weights` (whose SHA-256 is `weights_sha256`) on
-    /// `provider`, checked and warmed up. On the CPU it pre-packs into `prepacked` (another
-    /// session's), or into a container of its own that later sessions share.
+    /// `provider`, checked and warmed up. On the CPU it takes its weights from `shared` (another
+    /// session's), or reads them from `weights` for itself and the sessions after it.
     #[allow(clippy::too_many_arguments)]
     fn from_weights(
         spec: &'static ModelSpec,
@@ -363,7 +363,7 @@ impl Model {
         threads: usize,
         provider: Provider,
         runtime_options: &RuntimeOptions,
-        prepacked: Option<PrepackedWeights>,
+        shared: Option<SharedWeights>,
     ) -> Result<Self, EmbedError> {
         let load_err = |reason: String| EmbedError::Load {
             name: spec.name.into(),
@@ -385,12 +385,20 @@ impl Model {
             .with_inter_threads(1)
             .map_err(|e| load_err(e.to_string()))?;
         provider.register(&mut builder).map_err(provider_err)?;
-        // Only the CPU provider takes a shared container.
-        let prepacked = (provider == Provider::Cpu).then(|| prepacked.unwrap_or_else(PrepackedWeights::new));
-        if let Some(prepacked) = &prepacked {
-            builder = builder
-                .with_prepacked_weights(prepacked)
-                .map_err(|e| load_err(e.to_string()))?;
+        // Only the CPU provider shares weights; the others copy them to their device anyway.
+        let shared = (provider == Provider::Cpu).then(|| {
+            shared.unwrap_or_else(|| {
+                let shared = SharedWeights::of_model(spec.name, weights);
+                tracing::debug!(
+                    model = spec.name,
+                    tensors = shared.len(),
+                    "weights shared between sessions"
+                );
+                shared
+            })
+        });
+        if let Some(shared) = &shared {
+            builder = shared.apply(builder).map_err(load_err)?;
         }
         let session = builder.commit_from_memory(weights).map_err(|e| {
             if provider == Provider::Cpu {
@@ -424,7 +432,7 @@ impl Model {
             session,
             wants_token_types,
             fingerprint,
-            prepacked,
+            shared,
         };
         let warm_up = model.encoder.tokenize("warm-up", TextKind::Document)?;
         let vectors = model.run(&[&warm_up]).map_err(|e| {
@@ -443,6 +451,11 @@ impl Model {
         }
         tracing::info!(model = spec.name, %provider, threads, "execution provider active (warm-up batch ran)");
         Ok(model)
+    }
+
+    /// How many weight tensors this session shares with the model's other sessions.
+    pub fn shared_weights(&self) -> usize {
+        self.shared.as_ref().map_or(0, SharedWeights::len)
     }
 
     pub fn spec(&self) -> &'static ModelSpec {

@@ -17,7 +17,12 @@ struct Golden {
 }
 
 fn golden() -> Golden {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-minilm.json");
+    golden_of("minilm")
+}
+
+/// scripts/golden_vectors.py's vectors for the model `name`.
+fn golden_of(name: &str) -> Golden {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/golden-{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -54,8 +59,12 @@ pub fn source() -> ModelSource {
 }
 
 fn start_with(options: LocalOptions) -> LocalEmbedder {
-    LocalEmbedder::start(registry::find("minilm").unwrap(), &source(), &options)
-        .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh minilm first"))
+    start_model("minilm", options)
+}
+
+fn start_model(name: &str, options: LocalOptions) -> LocalEmbedder {
+    LocalEmbedder::start(registry::find(name).unwrap(), &source(), &options)
+        .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh {name} first"))
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -108,18 +117,9 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
     assert!(cos_answer > cos_unrelated + 0.3);
 }
 
-#[tokio::test]
-async fn two_sessions_run_batches_side_by_side_with_the_same_vectors() {
-    let golden = golden();
-    let embedder = start_with(LocalOptions {
-        threads: 2,
-        sessions: 2,
-        start_paused: true,
-        interactive_session: false,
-        ..LocalOptions::default()
-    });
-    assert_eq!((embedder.info().sessions, embedder.info().threads), (2, 2));
-    // Enough texts for many batches, queued before either session starts.
+/// Embeds `golden`'s texts 20 times over as documents, queued while `embedder` is paused so its
+/// bulk sessions share them out, and checks every vector against the golden one.
+async fn every_bulk_session_matches(embedder: &LocalEmbedder, golden: &Golden) {
     let texts: Vec<String> = golden
         .texts
         .iter()
@@ -143,6 +143,60 @@ async fn two_sessions_run_batches_side_by_side_with_the_same_vectors() {
     }
     assert!(embedder.batches_run() > 2, "{}", embedder.batches_run());
     assert_eq!(embedder.most_batches_at_once(), 2, "both sessions ran batches at once");
+}
+
+#[tokio::test]
+async fn two_sessions_run_batches_side_by_side_with_the_same_vectors() {
+    let golden = golden();
+    let embedder = start_with(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        start_paused: true,
+        interactive_session: false,
+        ..LocalOptions::default()
+    });
+    assert_eq!((embedder.info().sessions, embedder.info().threads), (2, 2));
+    every_bulk_session_matches(&embedder, &golden).await;
+}
+
+#[tokio::test]
+async fn fp32_sessions_share_one_copy_of_the_weights_and_match_python_onnxruntime() {
+    let golden = golden_of("minilm-fp32");
+    let embedder = start_model(
+        "minilm-fp32",
+        LocalOptions {
+            threads: 2,
+            sessions: 2,
+            start_paused: true,
+            ..LocalOptions::default()
+        },
+    );
+    assert_eq!(embedder.fingerprint().weights_sha256, golden.onnx_sha256);
+    // BERT-small's matrices: embeddings, and per layer Q, K, V, output, two feed-forward weights
+    // and their biases; far more than none.
+    assert!(
+        embedder.info().shared_weights > 20,
+        "{}",
+        embedder.info().shared_weights
+    );
+    every_bulk_session_matches(&embedder, &golden).await;
+    // The interactive session, which takes queries, on the shared weights too (once resumed).
+    for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
+        let got = embedder
+            .embed(vec![text.clone()], TextKind::Query)
+            .await
+            .unwrap()
+            .remove(0);
+        assert!(max_abs_diff(&got, expected) < 1e-4, "query {text:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_int8_build_shares_no_weights() {
+    // ONNX Runtime folds quantized weights into float copies of each session's own; sharing the
+    // int8 ones was measured to cost memory (embedd/src/weights.rs).
+    let embedder = start(1);
+    assert_eq!(embedder.info().shared_weights, 0);
 }
 
 #[tokio::test]

@@ -194,15 +194,19 @@ impl Store {
         }
         let writes = self.writes.load(Ordering::Acquire);
         self.resident_loads.fetch_add(1, Ordering::Relaxed);
-        let batches: Vec<RecordBatch> = self
+        let count = self.table.count_rows(None).await?;
+        let mut rows = self
             .table
             .query()
             .select(Select::columns(resident::COLUMNS))
             .execute()
-            .await?
-            .try_collect()
             .await?;
-        let loaded = Arc::new(Resident::from_batches(version, self.dim, &batches).map_err(StoreError::new)?);
+        let mut loaded = Resident::empty(version, self.dim);
+        loaded.reserve(count);
+        while let Some(batch) = rows.try_next().await? {
+            loaded.push_batch(&batch).map_err(StoreError::new)?;
+        }
+        let loaded = Arc::new(loaded);
         // Kept only when no write of ours began meanwhile: the rows read might then be newer than
         // `version`, and the write would apply its change to them a second time.
         if self.writing.load(Ordering::Acquire) == 0 && self.writes.load(Ordering::Acquire) == writes {

@@ -111,34 +111,41 @@ impl Resident {
         }
     }
 
-    /// The rows of `batches` (with [`COLUMNS`]), read at `version`.
-    pub fn from_batches(version: u64, dim: usize, batches: &[RecordBatch]) -> Result<Self, String> {
-        let mut resident = Self::empty(version, dim);
-        for batch in batches {
-            let text = |name: &str| {
-                batch
-                    .column_by_name(name)
-                    .and_then(|c| c.as_string_opt::<i32>())
-                    .ok_or_else(|| format!("no {name} column"))
-            };
-            let (id, path, tags, created_by) = (text("id")?, text("path")?, text("tags")?, text("created_by")?);
-            let vectors = batch
-                .column_by_name("vector")
-                .and_then(|c| c.as_fixed_size_list_opt())
-                .ok_or_else(|| "no vector column".to_string())?;
-            for row in 0..batch.num_rows() {
-                let vector = vectors.value(row);
-                let vector = vector.as_primitive::<Float32Type>();
-                resident.push(
-                    id.value(row),
-                    path.value(row),
-                    tags.value(row),
-                    !created_by.value(row).is_empty(),
-                    vector.values(),
-                );
-            }
+    /// Room for `rows` more rows, so the codes (the bulk of it) are allocated once at their
+    /// size rather than grown by doubling to up to twice it.
+    pub fn reserve(&mut self, rows: usize) {
+        self.ids.reserve(rows);
+        self.doc_of.reserve(rows);
+        self.codes.reserve(rows.saturating_mul(self.dim));
+        self.scales.reserve(rows);
+    }
+
+    /// Adds the rows of `batch` (with [`COLUMNS`]). Reading the table a batch at a time and
+    /// adding each as it comes holds one batch of full-size vectors at once, not all of them.
+    pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        let text = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_string_opt::<i32>())
+                .ok_or_else(|| format!("no {name} column"))
+        };
+        let (id, path, tags, created_by) = (text("id")?, text("path")?, text("tags")?, text("created_by")?);
+        let vectors = batch
+            .column_by_name("vector")
+            .and_then(|c| c.as_fixed_size_list_opt())
+            .ok_or_else(|| "no vector column".to_string())?;
+        for row in 0..batch.num_rows() {
+            let vector = vectors.value(row);
+            let vector = vector.as_primitive::<Float32Type>();
+            self.push(
+                id.value(row),
+                path.value(row),
+                tags.value(row),
+                !created_by.value(row).is_empty(),
+                vector.values(),
+            );
         }
-        Ok(resident)
+        Ok(())
     }
 
     pub fn len(&self) -> usize {
