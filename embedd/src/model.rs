@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ort::session::Session;
 use ort::value::Tensor;
+use prost::bytes::Bytes;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
@@ -241,9 +242,9 @@ impl std::fmt::Debug for Model {
 }
 
 /// The bytes of the model file in `dir`.
-fn read_weights(spec: &ModelSpec, dir: &Path) -> Result<Vec<u8>, EmbedError> {
+fn read_weights(spec: &ModelSpec, dir: &Path) -> Result<Bytes, EmbedError> {
     let onnx = dir.join(ONNX_FILE);
-    std::fs::read(&onnx).map_err(|e| EmbedError::Load {
+    std::fs::read(&onnx).map(Bytes::from).map_err(|e| EmbedError::Load {
         name: spec.name.into(),
         reason: format!("{}: {e}", onnx.display()),
     })
@@ -357,7 +358,7 @@ impl Model {
     #[allow(clippy::too_many_arguments)]
     fn from_weights(
         spec: &'static ModelSpec,
-        weights: &[u8],
+        weights: &Bytes,
         weights_sha256: String,
         encoder: Encoder,
         threads: usize,
@@ -388,7 +389,7 @@ impl Model {
         // Only the CPU provider shares weights; the others copy them to their device anyway.
         let shared = (provider == Provider::Cpu).then(|| {
             shared.unwrap_or_else(|| {
-                let shared = SharedWeights::of_model(spec.name, weights);
+                let shared = SharedWeights::of_model(spec.name, weights.clone());
                 tracing::debug!(
                     model = spec.name,
                     tensors = shared.len(),

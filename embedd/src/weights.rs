@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use ort::session::builder::{PrepackedWeights, SessionBuilder};
 use ort::value::{DynValue, Tensor};
+use prost::bytes::Bytes;
 
 /// The smallest tensor shared; below it, copies cost less than they are worth.
 pub(crate) const SHARED_MIN_BYTES: usize = 4096;
@@ -32,7 +33,7 @@ impl SharedWeights {
     /// The shareable initializers of the ONNX model `bytes`. A file this decoder does not follow
     /// shares nothing (each session keeps its own weights, as before) and says so; it never fails a
     /// load, as ONNX Runtime itself is the judge of the model.
-    pub(crate) fn of_model(model: &str, bytes: &[u8]) -> Self {
+    pub(crate) fn of_model(model: &str, bytes: Bytes) -> Self {
         let initializers = match shareable(bytes) {
             Ok(initializers) => initializers,
             Err(reason) => {
@@ -94,8 +95,9 @@ mod onnx {
         pub data_type: i32,
         #[prost(string, tag = "8")]
         pub name: String,
-        #[prost(bytes = "vec", tag = "9")]
-        pub raw_data: Vec<u8>,
+        /// A slice of the model file's bytes, not a copy of them.
+        #[prost(bytes = "bytes", tag = "9")]
+        pub raw_data: prost::bytes::Bytes,
         /// 1: the data lives in an external file, not here.
         #[prost(int32, tag = "14")]
         pub data_location: i32,
@@ -111,7 +113,7 @@ const INT64: i32 = 7;
 const DOUBLE: i32 = 11;
 
 /// The model's initializers worth sharing, as tensors.
-fn shareable(bytes: &[u8]) -> Result<Vec<(String, Arc<DynValue>)>, String> {
+fn shareable(bytes: Bytes) -> Result<Vec<(String, Arc<DynValue>)>, String> {
     initializers(bytes)?
         .into_iter()
         .map(|tensor| {
@@ -123,9 +125,9 @@ fn shareable(bytes: &[u8]) -> Result<Vec<(String, Arc<DynValue>)>, String> {
         .collect()
 }
 
-/// The initializers of the ONNX model `bytes` worth sharing: of an element type shared here, at
+/// The initializers of the ONNX model `bytes` worth sharing (their data slices of `bytes`): of an element type shared here, at
 /// least [`SHARED_MIN_BYTES`] in `raw_data`, with as many bytes as their shape needs.
-fn initializers(bytes: &[u8]) -> Result<Vec<onnx::TensorProto>, String> {
+fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, String> {
     if cfg!(target_endian = "big") {
         return Err("raw_data is little-endian and this CPU is not".into());
     }
@@ -210,16 +212,17 @@ mod tests {
             dims,
             data_type,
             name: name.into(),
-            raw_data,
+            raw_data: raw_data.into(),
             data_location: 0,
         }
     }
 
-    fn model(initializer: Vec<onnx::TensorProto>) -> Vec<u8> {
+    fn model(initializer: Vec<onnx::TensorProto>) -> Bytes {
         onnx::ModelProto {
             graph: Some(onnx::GraphProto { initializer }),
         }
         .encode_to_vec()
+        .into()
     }
 
     #[test]
@@ -238,7 +241,7 @@ mod tests {
             tensor("strings", 8, vec![4096], vec![0; 4096]),
             external,
         ]);
-        let shared = initializers(&bytes).unwrap();
+        let shared = initializers(bytes.clone()).unwrap();
         let names: Vec<&str> = shared.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["weight"]);
         assert_eq!(shared[0].dims, [32, 64]);
@@ -253,20 +256,20 @@ mod tests {
                 tensor("scales", FLOAT, vec![32, 64], floats.clone()),
                 tensor("codes", codes, vec![64, 64], vec![7; 4096]),
             ]);
-            assert!(initializers(&bytes).unwrap().is_empty());
+            assert!(initializers(bytes.clone()).unwrap().is_empty());
         }
         let small_codes = model(vec![
             tensor("weight", FLOAT, vec![32, 64], floats),
             tensor("zero_point", INT8, vec![1], vec![0]),
         ]);
-        assert_eq!(initializers(&small_codes).unwrap().len(), 1);
+        assert_eq!(initializers(small_codes).unwrap().len(), 1);
     }
 
     #[test]
     fn a_tensor_whose_data_does_not_fit_its_shape_is_refused() {
         for dims in [vec![32, 64], vec![-1, 2000], vec![i64::MAX, 4]] {
             let bytes = model(vec![tensor("weight", FLOAT, dims.clone(), vec![0; 8000])]);
-            let err = initializers(&bytes).unwrap_err();
+            let err = initializers(bytes.clone()).unwrap_err();
             assert_eq!(
                 err,
                 format!("initializer weight: 8000 bytes of data for shape {dims:?}")
@@ -276,9 +279,9 @@ mod tests {
 
     #[test]
     fn bytes_that_are_no_model_share_nothing() {
-        let err = initializers(b"\xff\xff\xff\xff").unwrap_err();
+        let err = initializers(Bytes::from_static(b"\xff\xff\xff\xff")).unwrap_err();
         assert!(err.starts_with("the model file is not an ONNX model"), "{err}");
-        let no_graph = onnx::ModelProto { graph: None }.encode_to_vec();
-        assert_eq!(initializers(&no_graph).unwrap_err(), "the model file has no graph");
+        let no_graph = onnx::ModelProto { graph: None }.encode_to_vec().into();
+        assert_eq!(initializers(no_graph).unwrap_err(), "the model file has no graph");
     }
 }

@@ -19,6 +19,13 @@
 //! - [`app`]: the `stdio` and `serve` programs as library functions.
 //! - [`config`]: the only reader of the environment and flags.
 
+/// Every binary built on this library (the server, its tests, the benchmarks) allocates with
+/// jemalloc, which returns freed memory to the system where glibc's malloc kept it (see
+/// Cargo.toml).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 pub mod app;
 pub mod config;
 pub mod documents;
