@@ -83,10 +83,12 @@ pub fn default_threads() -> usize {
 ///
 /// A small encoder's matrices are too small for intra-op threads to pay: on our 2-core machine
 /// two one-thread sessions embedding side by side did 1.04-1.23x the chunks/s of one two-thread
-/// session (minilm, `bench/reindex.sh`; `bench/results/README.md`). But each session costs about
-/// 100 MB of memory (peak RSS with minilm: 449 MB with one, 546 with two, 762 with four), and
-/// more than two were never measured for speed, so past two threads the two sessions share them
-/// out; `EMBEDD_SESSIONS` asks for more.
+/// session (minilm, `bench/reindex.sh`; `bench/results/README.md`). But each session costs
+/// memory: a second bulk session added 30 MB to the peak with `minilm-fp32`, whose sessions share
+/// one copy of the weights, and about 100 MB with the int8 build, whose weights ONNX Runtime folds
+/// into float copies of each session's own (`ragdown-bench index`, 2026-12-02; see
+/// embedd/src/weights.rs). More than two were never measured for speed, so past two threads the
+/// two sessions share them out; `EMBEDD_SESSIONS` asks for more.
 pub fn auto_sessions(threads: usize) -> usize {
     threads.clamp(1, 2)
 }

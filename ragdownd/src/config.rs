@@ -62,11 +62,12 @@ pub struct Options {
     #[arg(long, env = "RAGDOWN_THREADS", global = true)]
     pub threads: Option<usize>,
     /// Sessions of the local model that embed side by side, sharing the threads [default: one
-    /// per thread, at most two]. Each holds its own copy of the model (~100 MB for minilm).
+    /// per thread, at most two]. Each costs memory: about 30 MB with minilm-fp32, whose sessions
+    /// share one copy of the weights, about 100 MB with the int8 minilm.
     #[arg(long, env = "RAGDOWN_SESSIONS", global = true)]
     pub sessions: Option<usize>,
     /// A session of its own for queries, so a search never waits behind an index batch (one more
-    /// copy of the model).
+    /// session's memory).
     #[arg(long, env = "RAGDOWN_QUERY_SESSION", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub query_session: bool,
     /// Watch the folder; without a watcher, sync on start and on ragdown_reindex only.
