@@ -66,46 +66,22 @@ impl Store {
             .map_err(|e| StoreError::new(e.to_string()))?;
         Ok(rows
             .into_iter()
-            .map(|(row, similarity)| Candidate {
-                row_id: resident.row_id(row),
-                ..Candidate::unloaded(resident.id(row), resident.path(row), similarity)
-            })
+            .map(|(row, similarity)| Candidate::unloaded(resident.id(row), resident.path(row), similarity))
             .collect())
     }
 
-    /// Reads every field of the `wanted` candidates not [`Candidate::loaded`] yet and sets their
-    /// similarity to the exact cosine of their stored vector with `query`: those with a
-    /// [`Candidate::row_id`] by address, the rest (and any whose address now holds another row)
-    /// by id. One whose row is gone (deleted since it was found) stays unloaded.
+    /// Reads every field of the `wanted` candidates not [`Candidate::loaded`] yet, in one query,
+    /// and sets their similarity to the exact cosine of their stored vector with `query`. One
+    /// whose row is gone (deleted since it was found) stays unloaded.
     pub async fn load<'a>(&self, query: &[f32], wanted: impl IntoIterator<Item = &'a mut Candidate>) -> Result<()> {
         let mut missing: Vec<&'a mut Candidate> = wanted.into_iter().filter(|c| !c.loaded).collect();
         if missing.is_empty() {
             return Ok(());
         }
+        let ids: Vec<&str> = missing.iter().map(|c| c.id.as_str()).collect();
         let mut columns = HIT_COLUMNS.to_vec();
         columns.push("vector");
-        let addresses: Vec<u64> = missing.iter().filter_map(|c| c.row_id).collect();
-        let mut batches = Vec::new();
-        if !addresses.is_empty() {
-            // An address past the table's end (rows moved by another process's compaction) fails
-            // the whole read; the lookup by id below then finds them all.
-            match self.rows_at(addresses, &columns).await {
-                Ok(read) => batches = read,
-                Err(err) => tracing::debug!("reading hits by address failed, by id instead: {err}"),
-            }
-        }
-        let mut read: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for batch in &batches {
-            read.extend(strings(batch, "id")?.iter().flatten().map(str::to_owned));
-        }
-        let ids: Vec<&str> = missing
-            .iter()
-            .map(|c| c.id.as_str())
-            .filter(|id| !read.contains(*id))
-            .collect();
-        if !ids.is_empty() {
-            batches.extend(self.rows_by_id(&ids, &columns).await?);
-        }
+        let batches = self.rows_by_id(&ids, &columns).await?;
         let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
         let query_norm = norm(query);
         let mut found: HashMap<String, Candidate> = HashMap::new();
@@ -132,18 +108,6 @@ impl Store {
             }
         }
         Ok(())
-    }
-
-    /// The `columns` of the rows at the table addresses `row_ids`, in no particular order.
-    async fn rows_at(&self, row_ids: Vec<u64>, columns: &[&str]) -> Result<Vec<RecordBatch>> {
-        Ok(self
-            .table
-            .take_row_ids(row_ids)
-            .select(Select::columns(columns))
-            .execute()
-            .await?
-            .try_collect()
-            .await?)
     }
 
     /// The `columns` of the rows whose id is one of `ids` (a lookup in the `id` index), in no
@@ -235,7 +199,6 @@ impl Store {
             .table
             .query()
             .select(Select::columns(resident::COLUMNS))
-            .with_row_id()
             .execute()
             .await?;
         let mut loaded = Resident::empty(version, self.dim);

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use lancedb::arrow::arrow_array::RecordBatch;
 use lancedb::arrow::arrow_array::cast::AsArray;
-use lancedb::arrow::arrow_array::types::{Float32Type, UInt64Type};
+use lancedb::arrow::arrow_array::types::Float32Type;
 
 use super::filter::Filter;
 
@@ -49,13 +49,7 @@ pub struct Resident {
     codes: Vec<i8>,
     /// Per row: what turns a code dot product into an approximate cosine (with the query's).
     scales: Vec<f32>,
-    /// Per row: its LanceDB `_rowid` when read from the table, [`NO_ROW`] for rows a write of
-    /// this process brought (and for every row once compaction moved them).
-    row_ids: Vec<u64>,
 }
-
-/// A row whose address in the table is not known.
-const NO_ROW: u64 = u64::MAX;
 
 /// Unit-normalises `vector` and quantises it to `out`; returns its scale.
 fn quantise(vector: &[f32], out: &mut Vec<i8>) -> f32 {
@@ -114,7 +108,6 @@ impl Resident {
             by_path: HashMap::new(),
             codes: Vec::new(),
             scales: Vec::new(),
-            row_ids: Vec::new(),
         }
     }
 
@@ -125,10 +118,9 @@ impl Resident {
         self.doc_of.reserve(rows);
         self.codes.reserve(rows.saturating_mul(self.dim));
         self.scales.reserve(rows);
-        self.row_ids.reserve(rows);
     }
 
-    /// Adds the rows of `batch` (with [`COLUMNS`], and `_rowid` when it was asked for). Reading the table a batch at a time and
+    /// Adds the rows of `batch` (with [`COLUMNS`]). Reading the table a batch at a time and
     /// adding each as it comes holds one batch of full-size vectors at once, not all of them.
     pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
         let text = |name: &str| {
@@ -142,9 +134,6 @@ impl Resident {
             .column_by_name("vector")
             .and_then(|c| c.as_fixed_size_list_opt())
             .ok_or_else(|| "no vector column".to_string())?;
-        let row_ids = batch
-            .column_by_name("_rowid")
-            .and_then(|c| c.as_primitive_opt::<UInt64Type>());
         for row in 0..batch.num_rows() {
             let vector = vectors.value(row);
             let vector = vector.as_primitive::<Float32Type>();
@@ -155,9 +144,6 @@ impl Resident {
                 !created_by.value(row).is_empty(),
                 vector.values(),
             );
-            if let Some(row_ids) = row_ids {
-                *self.row_ids.last_mut().expect("push added a row") = row_ids.value(row);
-            }
         }
         Ok(())
     }
@@ -185,7 +171,6 @@ impl Resident {
             0.0
         };
         self.scales.push(scale);
-        self.row_ids.push(NO_ROW);
     }
 
     /// The index of the document at `path` in `docs`, added (as `doc` makes it) when new.
@@ -213,7 +198,6 @@ impl Resident {
                 }
                 let at = row * old.dim;
                 self.push_quantised(&old.ids[row], doc, &old.codes[at..at + old.dim], old.scales[row]);
-                *self.row_ids.last_mut().expect("push_quantised added a row") = old.row_ids[row];
             }
         }
         for (id, path, tags, by_agent, vector) in added {
@@ -227,17 +211,6 @@ impl Resident {
         self.doc_of.push(index);
         self.codes.extend_from_slice(codes);
         self.scales.push(scale);
-        self.row_ids.push(NO_ROW);
-    }
-
-    /// After compaction: the rows are the same, their addresses are not.
-    pub fn forget_row_ids(&mut self) {
-        self.row_ids.fill(NO_ROW);
-    }
-
-    /// The table address of `row`, when known.
-    pub fn row_id(&self, row: usize) -> Option<u64> {
-        Some(self.row_ids[row]).filter(|&id| id != NO_ROW)
     }
 
     /// The ids of the `limit` rows nearest `query` by approximate cosine, best first, among those

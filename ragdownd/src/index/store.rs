@@ -134,10 +134,6 @@ pub struct Candidate {
     /// those three for its candidates ([`Store::dense_pool`]); [`Store::load`] reads the rest
     /// for the few that become hits.
     pub loaded: bool,
-    /// Where the dense pool last saw its row (LanceDB's `_rowid`), for [`Store::load`] to read it
-    /// by address rather than look its id up. Compaction moves rows, so `load` checks the id of
-    /// what it reads there.
-    pub row_id: Option<u64>,
 }
 
 impl Candidate {
@@ -156,7 +152,6 @@ impl Candidate {
             line_end: 0,
             similarity,
             loaded: false,
-            row_id: None,
         }
     }
 }
@@ -475,8 +470,8 @@ impl Store {
                 error_if_tagged_old_versions: Some(false),
             })
             .await?;
-        // The same rows in new files, at new addresses.
-        self.end_write(write, Resident::forget_row_ids).await
+        // The same rows in new files.
+        self.end_write(write, |_| {}).await
     }
 
     /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.
@@ -793,7 +788,6 @@ pub(super) fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
             line_end: end.value(row),
             similarity: 0.0,
             loaded: true,
-            row_id: None,
         })
         .collect())
 }

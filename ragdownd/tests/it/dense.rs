@@ -141,44 +141,6 @@ async fn a_candidate_deleted_before_it_is_read_stays_unloaded() {
 }
 
 #[tokio::test]
-async fn hits_are_read_by_address_and_an_address_that_moved_is_read_by_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), DIM, false).await.unwrap();
-    let (mut paths, mut rows) = (Vec::new(), Vec::new());
-    for doc in 0..10 {
-        let (path, chunks) = document(doc, 3, 1);
-        paths.push(path);
-        rows.extend(chunks);
-    }
-    let vectors: std::collections::HashMap<String, Vec<f32>> =
-        rows.iter().map(|r| (r.id.clone(), r.vector.clone())).collect();
-    let texts: std::collections::HashMap<String, String> =
-        rows.iter().map(|r| (r.id.clone(), r.text.clone())).collect();
-    store.apply(&paths, rows).await.unwrap();
-    let query = unit(7);
-    let mut pool = store.dense_pool(&query, &Filter::default(), 6).await.unwrap();
-    assert!(pool.iter().all(|c| c.row_id.is_some()), "{pool:?}");
-    // Addresses that now hold another wanted row, another row, or none at all.
-    (pool[0].row_id, pool[1].row_id) = (pool[1].row_id, pool[0].row_id);
-    pool[3].row_id = pool[5].row_id;
-    pool[5].row_id = None;
-    pool[2].row_id = Some(1 << 40);
-    store.load(&query, pool.iter_mut()).await.unwrap();
-    for candidate in &pool {
-        assert!(candidate.loaded, "{candidate:?}");
-        assert_eq!(candidate.text, texts[&candidate.id]);
-        let exact: f32 = vectors[&candidate.id].iter().zip(&query).map(|(a, b)| a * b).sum();
-        assert!((candidate.similarity - exact).abs() < 1e-5, "{candidate:?}");
-    }
-    // Compaction moves rows: the addresses are forgotten, not trusted.
-    store.optimize().await.unwrap();
-    let pool = store.dense_pool(&query, &Filter::default(), 6).await.unwrap();
-    assert!(pool.iter().all(|c| c.row_id.is_none()), "{pool:?}");
-    let dense = store.dense(&query, &Filter::default(), 6).await.unwrap();
-    assert!(dense.iter().all(|c| c.loaded && c.text == texts[&c.id]));
-}
-
-#[tokio::test]
 async fn the_resident_pool_is_lancedbs_flat_search_through_writes_of_its_own_and_of_others() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), DIM, false).await.unwrap();
