@@ -118,15 +118,17 @@ fn shareable(bytes: Bytes) -> Result<Vec<(String, Arc<DynValue>)>, String> {
         .into_iter()
         .map(|tensor| {
             let name = tensor.name.clone();
-            to_value(tensor)
-                .map(|value| (name.clone(), Arc::new(value)))
-                .map_err(|e| format!("initializer {name}: {e}"))
+            match to_value(tensor) {
+                Ok(value) => Ok((name, Arc::new(value))),
+                Err(e) => Err(format!("initializer {name}: {e}")),
+            }
         })
         .collect()
 }
 
-/// The initializers of the ONNX model `bytes` worth sharing (their data slices of `bytes`): of an element type shared here, at
-/// least [`SHARED_MIN_BYTES`] in `raw_data`, with as many bytes as their shape needs.
+/// The initializers of the ONNX model `bytes` worth sharing (their data slices of `bytes`): of an
+/// element type shared here, at least [`SHARED_MIN_BYTES`] in `raw_data`, with as many bytes as
+/// their shape needs.
 fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, String> {
     if cfg!(target_endian = "big") {
         return Err("raw_data is little-endian and this CPU is not".into());
@@ -241,7 +243,7 @@ mod tests {
             tensor("strings", 8, vec![4096], vec![0; 4096]),
             external,
         ]);
-        let shared = initializers(bytes.clone()).unwrap();
+        let shared = initializers(bytes).unwrap();
         let names: Vec<&str> = shared.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["weight"]);
         assert_eq!(shared[0].dims, [32, 64]);
@@ -256,7 +258,7 @@ mod tests {
                 tensor("scales", FLOAT, vec![32, 64], floats.clone()),
                 tensor("codes", codes, vec![64, 64], vec![7; 4096]),
             ]);
-            assert!(initializers(bytes.clone()).unwrap().is_empty());
+            assert!(initializers(bytes).unwrap().is_empty());
         }
         let small_codes = model(vec![
             tensor("weight", FLOAT, vec![32, 64], floats),
@@ -269,7 +271,7 @@ mod tests {
     fn a_tensor_whose_data_does_not_fit_its_shape_is_refused() {
         for dims in [vec![32, 64], vec![-1, 2000], vec![i64::MAX, 4]] {
             let bytes = model(vec![tensor("weight", FLOAT, dims.clone(), vec![0; 8000])]);
-            let err = initializers(bytes.clone()).unwrap_err();
+            let err = initializers(bytes).unwrap_err();
             assert_eq!(
                 err,
                 format!("initializer weight: 8000 bytes of data for shape {dims:?}")

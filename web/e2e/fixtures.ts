@@ -90,11 +90,13 @@ async function startOnce(env: Record<string, string>): Promise<{ server: Server;
     return JSON.parse(text) as T;
   };
   const deadline = Date.now() + 30_000;
+  // The server may report the docs dir by its real path (a symlinked temp dir).
+  const realDocs = realpathSync(docs);
   for (;;) {
     try {
       const status = await api<{ ready: boolean; syncing?: boolean; docs_dir?: string }>("GET", "/api/status");
       // Only this server's answer counts, not another test's on a port this one failed to take.
-      const ours = status.docs_dir === docs || status.docs_dir === realpathSync(docs);
+      const ours = status.docs_dir === docs || status.docs_dir === realDocs;
       if (ours && status.ready && !status.syncing) break;
     } catch {
       // not listening yet

@@ -83,17 +83,7 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
     assert_eq!(embedder.fingerprint().dim, 384);
 
     // One at a time, as the golden vectors were made.
-    for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
-        let got = embedder
-            .embed(vec![text.clone()], TextKind::Document)
-            .await
-            .unwrap()
-            .remove(0);
-        let diff = max_abs_diff(&got, expected);
-        assert!(diff < 1e-4, "{text:?}: max abs diff {diff}");
-        let norm = cosine(&got, &got).sqrt();
-        assert!((norm - 1.0).abs() < 1e-5, "{text:?}: norm {norm}");
-    }
+    each_alone_matches(&embedder, &golden, TextKind::Document).await;
 
     // All together: length-bucketed batches with padding must give the same vectors.
     let batch = embedder.embed(golden.texts.clone(), TextKind::Document).await.unwrap();
@@ -115,6 +105,18 @@ async fn vectors_match_python_onnxruntime_alone_and_in_a_batch() {
         "{cos_unrelated}"
     );
     assert!(cos_answer > cos_unrelated + 0.3);
+}
+
+/// Embeds each of `golden`'s texts alone, as `kind`, and checks it against its golden vector
+/// (within 1e-4) and for unit length.
+async fn each_alone_matches(embedder: &LocalEmbedder, golden: &Golden, kind: TextKind) {
+    for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
+        let got = embedder.embed(vec![text.clone()], kind).await.unwrap().remove(0);
+        let diff = max_abs_diff(&got, expected);
+        assert!(diff < 1e-4, "{kind:?} {text:?}: max abs diff {diff}");
+        let norm = cosine(&got, &got).sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "{kind:?} {text:?}: norm {norm}");
+    }
 }
 
 /// Embeds `golden`'s texts 20 times over as documents, queued while `embedder` is paused so its
@@ -181,14 +183,7 @@ async fn fp32_sessions_share_one_copy_of_the_weights_and_match_python_onnxruntim
     );
     every_bulk_session_matches(&embedder, &golden).await;
     // The interactive session, which takes queries, on the shared weights too (once resumed).
-    for (text, expected) in golden.texts.iter().zip(&golden.vectors) {
-        let got = embedder
-            .embed(vec![text.clone()], TextKind::Query)
-            .await
-            .unwrap()
-            .remove(0);
-        assert!(max_abs_diff(&got, expected) < 1e-4, "query {text:?}");
-    }
+    each_alone_matches(&embedder, &golden, TextKind::Query).await;
 }
 
 #[tokio::test]
