@@ -10,7 +10,7 @@ use embedd::runtime::RuntimeOptions;
 use ragdownd::embed::SharedEmbedder;
 use ragdownd::embed::select::{self, EmbedderChoice};
 use ragdownd::engine::{Engine, EngineOptions};
-use ragdownd::index::sync::Layout;
+use ragdownd::index::scan::Layout;
 use serde_json::{Value, json};
 
 /// The ragdown cache, found as ragdownd finds it.

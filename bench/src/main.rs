@@ -190,6 +190,8 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
     let mut chunks = 0;
     let mut files = 0;
     let mut last_engine: Option<Arc<Engine>> = None;
+    let mut stages = serde_json::Value::Null;
+    let mut noop_stages = serde_json::Value::Null;
     for run in 0..runs.max(1) {
         let data = work.path().join(format!("data-{run}"));
         let engine = open_engine(&corpus, &data, embedder.clone()).await?;
@@ -198,6 +200,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         chunks = report.chunks;
         files = report.added;
+        stages = serde_json::to_value(&report.stages)?;
         index_ms.push(ms);
         chunks_per_s.push(report.chunks as f64 / (ms / 1000.0));
         let started = Instant::now();
@@ -207,6 +210,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
             "the re-sync was not a no-op: {noop:?}"
         );
         noop_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        noop_stages = serde_json::to_value(&noop.stages)?;
         eprintln!(
             "run {run}: {chunks} chunks in {ms:.0} ms ({:.1} chunks/s)",
             chunks_per_s.last().unwrap()
@@ -250,8 +254,10 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         "embedd_url": embedd_url,
         "embedder_load_ms": load_ms.round(),
         "index_ms_median": median(&mut index_ms).round(),
+        "index_stages_ms_last": stages,
         "index_chunks_per_s_median": (median(&mut chunks_per_s) * 10.0).round() / 10.0,
         "noop_resync_ms_median": (median(&mut noop_ms) * 10.0).round() / 10.0,
+        "noop_stages_ms_last": noop_stages,
         "queries": queries.len() * query_reps.max(1),
         "recall_ms_p50": (percentile(&mut latencies, 50.0) * 100.0).round() / 100.0,
         "recall_ms_p95": (percentile(&mut latencies, 95.0) * 100.0).round() / 100.0,
@@ -307,6 +313,11 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // SAFETY: first thing in `main`, before any thread starts.
+    #[allow(unsafe_code)]
+    unsafe {
+        ragdownd::process::configure_lance()
+    };
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let result = runtime.block_on(async move {

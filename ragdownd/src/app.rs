@@ -9,7 +9,7 @@ use rmcp::ServiceExt;
 use crate::config::Config;
 use crate::engine::Scope;
 use crate::http::{self, AppState};
-use crate::index::sync::Layout;
+use crate::index::scan::Layout;
 use crate::launch::open_engine;
 use crate::mcp::{RagdownServer, ToolFilter};
 use crate::settings::Settings;

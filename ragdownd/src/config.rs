@@ -13,7 +13,7 @@ use embedd::model::ModelSource;
 use embedd::runtime::RuntimeOptions;
 
 use crate::embed::select::{EmbedderChoice, Endpoints};
-use crate::index::sync::Layout;
+use crate::index::scan::Layout;
 use crate::search::SearchSettings;
 use crate::settings::{HookDefaults, Values};
 

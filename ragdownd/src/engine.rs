@@ -12,8 +12,9 @@ use crate::embed::SharedEmbedder;
 use crate::hook::memory::HookState;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
+use crate::index::scan::Layout;
 use crate::index::store::{Store, StoreError};
-use crate::index::sync::{Indexer, Layout, SyncReport};
+use crate::index::sync::{Indexer, SyncReport};
 use crate::index::watch::{self, WatchHandle};
 use crate::querylog::QueryLog;
 

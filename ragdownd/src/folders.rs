@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::documents::write::atomic_write;
-use crate::index::sync::{is_markdown, is_skipped};
+use crate::index::scan::{is_markdown, is_skipped};
 use crate::settings::file::{self, FileError};
 
 /// The settings file's name.

@@ -17,14 +17,8 @@
 //! - [`http`]: `serve`'s axum router: the `/api` routes and `/mcp/<folder>`.
 //! - [`launch`]: opening the index with the embedder the settings name.
 //! - [`app`]: the `stdio` and `serve` programs as library functions.
-//! - [`config`]: the only reader of the environment and flags.
-
-/// Every binary built on this library (the server, its tests, the benchmarks) allocates with
-/// jemalloc, which returns freed memory to the system where glibc's malloc kept it (see
-/// Cargo.toml).
-#[cfg(not(target_env = "msvc"))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+//! - [`config`]: the only reader of the environment and flags (but for LanceDB's pool size).
+//! - [`process`]: the allocator, and LanceDB's thread pool, set up before any thread starts.
 
 pub mod app;
 pub mod config;
@@ -38,6 +32,7 @@ pub mod index;
 pub mod launch;
 pub mod markdown;
 pub mod mcp;
+pub mod process;
 pub mod querylog;
 pub mod search;
 pub mod settings;

@@ -6,6 +6,11 @@ use clap::Parser;
 use ragdownd::config::{Cli, Command, Config};
 
 fn main() -> ExitCode {
+    // SAFETY: first thing in `main`, before any thread starts.
+    #[allow(unsafe_code)]
+    unsafe {
+        ragdownd::process::configure_lance()
+    };
     let cli = Cli::parse();
     if cli.command == Some(Command::Health) {
         // Before the configuration: a probe needs only the address, not the docs or a token.

@@ -77,7 +77,7 @@ async fn main() -> anyhow::Result<()> {
     .into_iter()
     .map(|s| (s, Vec::new()))
     .collect();
-    let options = SearchOptions::new(SearchSettings::default(), ragdownd::index::sync::Layout::Single);
+    let options = SearchOptions::new(SearchSettings::default(), ragdownd::index::scan::Layout::Single);
     for _ in 0..cli.reps {
         for question in &generated.questions {
             let query = question.q.as_str();

@@ -18,7 +18,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::DocError;
-use crate::index::sync::{is_markdown, is_skipped};
+use crate::index::scan::{is_markdown, is_skipped};
 
 /// The folder client paths are relative to: a folder of the docs dir (or the docs dir itself),
 /// named by its root-relative prefix. Resolving checks every component from the docs dir down,

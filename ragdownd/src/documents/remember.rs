@@ -14,7 +14,7 @@ use regex::Regex;
 use super::paths::Root;
 use super::write::create_new;
 use super::{DocError, json_quote};
-use crate::index::sync::is_skipped;
+use crate::index::scan::is_skipped;
 use crate::markdown::trim_js;
 
 /// The longest slug, in characters.

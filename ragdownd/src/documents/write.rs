@@ -20,7 +20,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};
-use crate::index::sync::is_markdown;
+use crate::index::scan::is_markdown;
 
 /// What a guarded write expects to find at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

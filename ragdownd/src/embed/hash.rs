@@ -17,6 +17,9 @@ pub const DIM: usize = 384;
 
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[\p{L}\p{N}_]+").expect("valid regex"));
 
+/// Texts hashed on the calling task; larger batches go to a blocking thread.
+const INLINE_TEXTS: usize = 8;
+
 /// Deterministic bag-of-words vectors.
 #[derive(Debug, Default, Clone)]
 pub struct HashEmbedder;
@@ -55,7 +58,17 @@ impl Embedder for HashEmbedder {
     }
 
     fn embed<'a>(&'a self, texts: Vec<String>, _kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
-        Box::pin(async move { Ok(texts.iter().map(|t| hash_vector(t)).collect()) })
+        Box::pin(async move {
+            if texts.len() <= INLINE_TEXTS {
+                return Ok(texts.iter().map(|t| hash_vector(t)).collect());
+            }
+            // A sync's batch is milliseconds of hashing: off the async threads, so the write the
+            // sync spawned before it runs meanwhile (inline, it waited: 1 s of a 105,000-chunk
+            // first index, 2026-12-02).
+            tokio::task::spawn_blocking(move || texts.iter().map(|t| hash_vector(t)).collect())
+                .await
+                .map_err(|_| EmbedError::WorkerGone)
+        })
     }
 }
 

@@ -6,6 +6,7 @@ pub mod filter;
 pub mod meta;
 pub mod primary;
 pub mod resident;
+pub mod scan;
 pub mod store;
 pub mod sync;
 pub mod watch;

@@ -267,6 +267,15 @@ fn schema(dim: usize) -> SchemaRef {
     ]))
 }
 
+/// Wall milliseconds of [`Store::optimize`]'s three steps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Optimized {
+    pub compact: u64,
+    /// Folding new rows into the full-text and `id` indices.
+    pub index: u64,
+    pub prune: u64,
+}
+
 /// A write of this process in flight, counted in [`Store::writing`] until dropped (an error
 /// part-way included), with the table's version before it.
 struct Write<'a> {
@@ -450,9 +459,16 @@ impl Store {
     /// versions older than [`KEEP_VERSIONS_FOR`] (LanceDB's own default keeps them 7 days, so every
     /// write would cost disk for a week: 1,800 edits of a 2,100-chunk index once took 1.3 GB).
     /// Readers re-check the latest version on every query, so none reads a version that old.
-    pub async fn optimize(&self) -> Result<()> {
+    pub async fn optimize(&self) -> Result<Optimized> {
         let write = self.begin_write().await?;
         self.ensure_indices().await?;
+        let mut times = Optimized::default();
+        let mut started = std::time::Instant::now();
+        let mut lap = || {
+            let ms = started.elapsed().as_millis() as u64;
+            started = std::time::Instant::now();
+            ms
+        };
         // `All` is these three with a 7-day prune; spelled out, so versions are listed once.
         self.table
             .optimize(OptimizeAction::Compact {
@@ -460,9 +476,11 @@ impl Store {
                 remap_options: None,
             })
             .await?;
+        times.compact = lap();
         self.table
             .optimize(OptimizeAction::Index(OptimizeOptions::default()))
             .await?;
+        times.index = lap();
         self.table
             .optimize(OptimizeAction::Prune {
                 older_than: lancedb::table::Duration::from_std(self.keep_versions_for).ok(),
@@ -470,8 +488,10 @@ impl Store {
                 error_if_tagged_old_versions: Some(false),
             })
             .await?;
+        times.prune = lap();
         // The same rows in new files.
-        self.end_write(write, |_| {}).await
+        self.end_write(write, |_| {}).await?;
+        Ok(times)
     }
 
     /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.

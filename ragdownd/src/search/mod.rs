@@ -15,8 +15,8 @@ use regex::Regex;
 
 use crate::embed::{EmbedError, Embedder};
 use crate::index::filter::Filter;
+use crate::index::scan::Layout;
 use crate::index::store::{Candidate, Store, StoreError};
-use crate::index::sync::Layout;
 
 pub mod follow;
 pub mod fusion;

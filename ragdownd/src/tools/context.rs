@@ -18,7 +18,7 @@ use super::{MAX_TOP_K, ToolError, ToolResult, ToolSettings, format_hit};
 use crate::engine::Scope;
 use crate::hook::memory::SessionMemory;
 use crate::hook::{self, Gates, Mentions, Outcome};
-use crate::index::sync::Layout;
+use crate::index::scan::Layout;
 use crate::querylog::{Entry, Kind, LoggedHit};
 use crate::search::{self, Hit, SearchRequest};
 use crate::settings::{FOLDER_SETTINGS_FILE, HookOverrides, SAVED_SETTINGS_FILE};

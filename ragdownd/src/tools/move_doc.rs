@@ -22,8 +22,8 @@ use crate::documents::{
     with_path_lock,
 };
 use crate::engine::Scope;
+use crate::index::scan::{is_markdown, is_skipped, posix};
 use crate::index::sync::SyncReport;
-use crate::index::sync::{is_markdown, is_skipped, posix};
 use crate::markdown::links::{self, LinkTarget};
 use crate::markdown::read_document_meta;
 

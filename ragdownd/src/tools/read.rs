@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::{BacklinksArgs, ReadDocArgs, ToolError, ToolResult, check_relative, logging};
 use crate::engine::Scope;
-use crate::index::sync::{is_markdown, is_skipped};
+use crate::index::scan::{is_markdown, is_skipped};
 use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 
 /// `ragdown_read_doc`: a document or a line range of it, by path or wikilink target.
@@ -204,7 +204,7 @@ fn attachments(dir: &std::path::Path) -> Vec<String> {
         .filter_entry(|entry| entry.depth() == 0 || !is_skipped(&entry.file_name().to_string_lossy()))
         .flatten()
         .filter(|entry| entry.file_type().is_file())
-        .filter_map(|entry| entry.path().strip_prefix(dir).ok().and_then(crate::index::sync::posix))
+        .filter_map(|entry| entry.path().strip_prefix(dir).ok().and_then(crate::index::scan::posix))
         .filter(|path| !is_markdown(path))
         .take(MAX_ATTACHMENTS)
         .collect()

@@ -333,7 +333,7 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
         let root = root.dir();
         let superseded: Vec<String> = targets
             .iter()
-            .filter_map(|t| t.strip_prefix(&root).ok().and_then(crate::index::sync::posix))
+            .filter_map(|t| t.strip_prefix(&root).ok().and_then(crate::index::scan::posix))
             .collect();
         Ok((path, superseded))
     })
@@ -342,7 +342,7 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
     let shown = path
         .strip_prefix(scope.dir())
         .ok()
-        .and_then(crate::index::sync::posix)
+        .and_then(crate::index::scan::posix)
         .unwrap_or_default();
     if superseded.is_empty() {
         Ok(format!("saved {shown}"))

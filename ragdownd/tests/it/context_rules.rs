@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::engine::{Engine, Scope};
-use ragdownd::index::sync::Layout;
+use ragdownd::index::scan::Layout;
 use ragdownd::querylog::Kind;
 use ragdownd::settings::{Settings, Values};
 use ragdownd::tools::context::{self, ContextArgs, HookDefaults};

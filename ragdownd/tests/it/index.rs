@@ -8,8 +8,9 @@ use futures::future::BoxFuture;
 use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::embed::{EmbedError, Embedder, SharedEmbedder};
 use ragdownd::engine::{Engine, EngineOptions};
+use ragdownd::index::scan::Layout;
 use ragdownd::index::store::Store;
-use ragdownd::index::sync::{Layout, SyncReport};
+use ragdownd::index::sync::SyncReport;
 use ragdownd::search::{self, SearchRequest};
 
 use crate::support::{docs, write};
@@ -414,4 +415,62 @@ async fn the_watcher_rests_when_nothing_changes() {
         assert!(std::time::Instant::now() < deadline, "the watcher missed sub/d.md");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// A first index larger than one write lands every file once, and re-indexing every file replaces
+/// each one's rows across several writes without leaving old ones behind.
+#[tokio::test(flavor = "multi_thread")]
+async fn syncs_larger_than_one_write_replace_every_file_once() {
+    let docs = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let note = |i: usize, version: &str| -> String {
+        let sections: String = (0..6)
+            .map(|s| format!("## Step {s}\n\nOn host db-{i} run check {s} ({version}).\n\n"))
+            .collect();
+        format!("# Runbook {i}\n\nIntro {i}.\n\n{sections}")
+    };
+    let files = ragdownd::index::sync::WRITE_ROWS / 7 + 120;
+    for i in 0..files {
+        write(docs.path(), &format!("r/{i:04}.md"), &note(i, "v1"));
+    }
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    let first = settle(&engine).await;
+    let per_file = engine.store().files().await.unwrap();
+    let chunks = per_file.values().map(|f| f.chunks).sum::<usize>();
+    assert!(
+        chunks > ragdownd::index::sync::WRITE_ROWS,
+        "{chunks} chunks fit one write"
+    );
+    assert_eq!(per_file.len(), files);
+    assert_eq!(engine.store().count().await.unwrap(), chunks);
+    assert_eq!(counts(&first).3 + first.added, files, "{first:?}");
+    let progress = engine.indexer.progress();
+    assert_eq!((progress.files_done, progress.running), (progress.files_total, false));
+
+    for i in 0..files {
+        write(docs.path(), &format!("r/{i:04}.md"), &note(i, "v2"));
+    }
+    let report = settle(&engine).await;
+    assert_eq!(counts(&report), (0, files, 0, 0), "{report:?}");
+    assert_eq!(report.chunks, chunks);
+    assert_eq!(
+        engine.store().count().await.unwrap(),
+        chunks,
+        "old rows were left behind"
+    );
+    let hits = search::search(
+        engine.store(),
+        engine.embedder.as_ref(),
+        &SearchRequest {
+            query: "v1",
+            limit: 5,
+            ..SearchRequest::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        !hits.is_empty() && hits.iter().all(|h| !h.chunk.text.contains("(v1)")),
+        "an old row is still found"
+    );
 }

@@ -15,7 +15,7 @@ use embedd::{LocalEmbedder, LocalOptions, TextKind, registry};
 use ragdownd::embed::Embedder;
 use ragdownd::embed::remote::{RemoteEmbedder, RemoteOptions};
 use ragdownd::embed::select::{self, EmbedderChoice, Endpoints};
-use ragdownd::index::sync::Layout;
+use ragdownd::index::scan::Layout;
 
 use crate::support::{cache_dir, open_engine, write};
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::engine::Engine;
-use ragdownd::index::sync::Layout;
+use ragdownd::index::scan::Layout;
 use ragdownd::search::{self, Fusion, Hit, SearchOptions, SearchRequest, SearchSettings};
 use serde_json::json;
 

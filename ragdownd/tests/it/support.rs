@@ -290,7 +290,7 @@ impl Drop for StdioClient {
 pub async fn open_engine(
     docs: &Path,
     data: &Path,
-    layout: ragdownd::index::sync::Layout,
+    layout: ragdownd::index::scan::Layout,
     embedder: ragdownd::embed::SharedEmbedder,
 ) -> std::sync::Arc<ragdownd::engine::Engine> {
     ragdownd::engine::Engine::open(
