@@ -51,7 +51,9 @@ pub struct SyncReport {
 /// the next is embedded), so `write_wait` is the part of writing the embedding did not hide.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Stages {
-    /// Walking the folder and reading the index's file list.
+    /// Reading the index's list of files.
+    pub indexed: u64,
+    /// Walking the folder.
     pub list: u64,
     /// Reading, hashing and chunking the changed files.
     pub read: u64,
@@ -238,6 +240,9 @@ impl Shared {
             self.store.clear().await?;
         }
         let indexed = self.store.files().await?;
+        let mut report = SyncReport::default();
+        report.stages.indexed = ms_since(started);
+        let listing = Instant::now();
         let docs_dir = self.docs_dir.clone();
         let layout = self.layout;
         let listed = tokio::task::spawn_blocking(move || list_markdown(&docs_dir, layout))
@@ -245,8 +250,7 @@ impl Shared {
             .map_err(|e| SyncError::List(self.docs_dir.clone(), e.to_string()))?
             .map_err(|reason| SyncError::List(self.docs_dir.clone(), reason))?;
 
-        let mut report = SyncReport::default();
-        report.stages.list = ms_since(started);
+        report.stages.list = ms_since(listing);
         let on_disk: HashSet<&str> = listed.iter().map(|f| f.path.as_str()).collect();
         let removed: Vec<String> = indexed
             .keys()
