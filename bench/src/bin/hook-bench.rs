@@ -295,6 +295,11 @@ fn render(result: &Value) -> anyhow::Result<String> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // SAFETY: first thing in `main`, before any thread starts.
+    #[allow(unsafe_code)]
+    unsafe {
+        ragdownd::process::configure_lance()
+    };
     let cli = Cli::parse();
     let out = cli.out.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

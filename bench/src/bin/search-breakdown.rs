@@ -47,9 +47,20 @@ fn summary(mut times: Vec<f64>) -> Value {
     json!({ "p50": percentile(&times, 0.5), "p95": percentile(&times, 0.95), "n": times.len() })
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // SAFETY: first thing in `main`, before any thread starts.
+    #[allow(unsafe_code)]
+    unsafe {
+        ragdownd::process::configure_lance()
+    };
     let cli = Cli::parse();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     let work = tempfile::tempdir()?;
     let generated = corpus::generate();
     let docs = work.path().join("docs");

@@ -10,8 +10,10 @@
 //! process that now holds the lock, so two readers never both become primary). Where the file
 //! system has no locks, the socket alone decides, as before: a reader then takes over on a timer
 //! or when a forwarded sync finds nobody answering. Protocol: one JSON line
-//! `{"op":"sync","full":bool}`, answered by `{"ok":true,"result":SyncReport}` or
-//! `{"ok":false,"error":"..."}`, then the connection closes.
+//! `{"op":"sync","full":bool}`, answered by `{"ok":true,"result":SyncReport,"stages":Stages}` or
+//! `{"ok":false,"error":"..."}`, then the connection closes. The stages travel beside the report,
+//! which leaves them out of its JSON (the tools' output); a reply without them (a primary from
+//! before 2026-12-02) reads as zero stages.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -177,7 +179,7 @@ mod unix {
                     }
                     let reply = match serde_json::from_str::<Request>(&line) {
                         Ok(request) if request.op == "sync" => match indexer.sync(request.full).await {
-                            Ok(report) => json!({ "ok": true, "result": report }),
+                            Ok(report) => json!({ "ok": true, "result": report, "stages": report.stages }),
                             Err(error) => json!({ "ok": false, "error": error }),
                         },
                         Ok(request) => json!({ "ok": false, "error": format!("unknown op: {}", request.op) }),
@@ -206,7 +208,12 @@ mod unix {
             let reply: serde_json::Value =
                 serde_json::from_str(&line).map_err(|e| format!("the primary answered badly: {e}"))?;
             if reply["ok"] == true {
-                serde_json::from_value(reply["result"].clone()).map_err(|e| e.to_string())
+                let mut report: SyncReport =
+                    serde_json::from_value(reply["result"].clone()).map_err(|e| e.to_string())?;
+                if let Some(stages) = reply.get("stages") {
+                    report.stages = serde_json::from_value(stages.clone()).map_err(|e| e.to_string())?;
+                }
+                Ok(report)
             } else {
                 Err(reply["error"]
                     .as_str()

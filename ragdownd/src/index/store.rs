@@ -268,7 +268,7 @@ fn schema(dim: usize) -> SchemaRef {
 }
 
 /// Wall milliseconds of [`Store::optimize`]'s three steps.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Optimized {
     pub compact: u64,
     /// Folding new rows into the full-text and `id` indices.

@@ -49,7 +49,7 @@ pub struct SyncReport {
 
 /// Wall milliseconds of a sync's stages. Embedding and writing overlap (a group is written while
 /// the next is embedded), so `write_wait` is the part of writing the embedding did not hide.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Stages {
     /// Reading the index's list of files.
     pub indexed: u64,
