@@ -7,7 +7,8 @@
 #                           # then the retrieval-quality workload (bench/retrieval.sh)
 #
 # Release builds go to their own target directory ($RAGDOWN_CACHE/target-release), so they never
-# invalidate the test build. Quote medians from one run: the machines are shared and noisy.
+# invalidate the test build. Quote medians from one run: the machines are shared and noisy. Each
+# result is appended to its dated file, so a second run on the same day keeps the first's rows.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -37,7 +38,10 @@ r["command"] = sys.argv[2]
 r["date"] = sys.argv[3]
 print(json.dumps(r))' "$name" "ragdown-bench index $*" "$DAY" >> "$OUT"
 }
-: > "$OUT"
+FIRST_ROW=1
+if [ -f "$OUT" ]; then
+    FIRST_ROW=$(($(wc -l <"$OUT") + 1))
+fi
 run vault-minilm --docs "$ROOT/examples/vault" --embedder minilm --runs 3
 run runbooks-minilm --docs "$WORK/runbooks" --embedder minilm --runs 3 --queries "$WORK/runbook-queries.txt"
 run runbooks-minilm-2-threads --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads 2 --queries "$WORK/runbook-queries.txt"
@@ -55,7 +59,6 @@ MODEL=$(fastest_minilm)
 "$ROOT/scripts/install-model.sh" "$MODEL" >/dev/null
 "$BENCH" corpus --out "$WORK/corpus" >/dev/null
 MCP="$ROOT/bench/results/$DAY-mcp-latency.jsonl"
-: > "$MCP"
 for run in hash:50 hash:200 hash:500 "$MODEL:50"; do
     embedder=${run%:*}
     copies=${run#*:}
@@ -67,14 +70,12 @@ for run in hash:50 hash:200 hash:500 "$MODEL:50"; do
 done
 # Where a search's time goes, stage by stage, at 10,500, 42,000 and 105,000 chunks (hash).
 BREAKDOWN="$ROOT/bench/results/$DAY-search-breakdown.jsonl"
-: > "$BREAKDOWN"
 for copies in 50 200 500; do
     log "search-breakdown --copies $copies"
     "$CARGO_TARGET_DIR/release/search-breakdown" --copies "$copies" --reps 2 2>/dev/null >> "$BREAKDOWN"
 done
 # The batch-size sweep behind embedd's default token budget.
 SWEEP="$ROOT/bench/results/$DAY-batch-sweep.jsonl"
-: > "$SWEEP"
 for threads in 1 2; do
     for tokens in 256 512 1024 2048 4096; do
         "$BENCH" index --docs "$WORK/runbooks" --embedder minilm --runs 3 --threads "$threads" \
@@ -84,9 +85,9 @@ for threads in 1 2; do
     done
 done
 log "results in $OUT and $SWEEP"
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$FIRST_ROW" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]) - 1:]
 print("| workload | embedder | chunks | index chunks/s (median) | no-op re-sync ms | recall p50 / p95 ms | peak RSS MB |")
 print("|---|---|---|---|---|---|---|")
 for r in rows:
