@@ -245,7 +245,10 @@ async fn a_full_disk_under_the_index_is_an_error_and_the_index_is_whole_once_spa
         return;
     };
     let docs = root.path().join("docs");
-    for i in 0..400 {
+    // Well past 3 MB: 400 of these fit in it once a sync wrote 4,096 chunks per commit (fewer,
+    // larger data files), and only sometimes failed.
+    const FILES: u64 = 1_000;
+    for i in 0..FILES {
         let body: String = (0..4)
             .map(|s| format!("## Part {s}\n\n{}\n\n", format!("text {i} {s} ").repeat(40)))
             .collect();
@@ -262,7 +265,7 @@ async fn a_full_disk_under_the_index_is_an_error_and_the_index_is_whole_once_spa
     let report: Value = serde_json::from_str(&client.ok("ragdown_reindex", json!({})).await).unwrap();
     assert!(report.is_object(), "{report}");
     let now = stats(&client.ok("ragdown_stats", json!({})).await);
-    assert_eq!(now["files"].as_u64(), Some(400), "{now}");
+    assert_eq!(now["files"].as_u64(), Some(FILES), "{now}");
     drop(client);
     assert_eq!(now["chunks"].as_u64(), Some(reference_chunks(&docs).await), "{now}");
 }
