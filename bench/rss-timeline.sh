@@ -34,17 +34,18 @@ START=$(date +%s.%N)
 PID=$!
 while kill -0 "$PID" 2>/dev/null; do
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status" 2>/dev/null || true)
-    [ -n "$rss" ] && echo "$(date +%s.%N) $START $rss" >>"$WORK/samples.txt"
+    [ -n "$rss" ] && echo "$(date +%s.%N) $rss" >>"$WORK/samples.txt"
     sleep 0.5
 done
 wait "$PID" || die "ragdown-bench index failed: $(tail -3 "$WORK/stderr.log")"
-"$PYTHON" - "$WORK/result.json" "$WORK/samples.txt" "$COPIES" "$EMBEDDER" "$DAY" <<'PY' | tee -a "$OUT"
+"$PYTHON" - "$WORK/result.json" "$WORK/samples.txt" "$COPIES" "$EMBEDDER" "$DAY" "$START" <<'PY' | tee -a "$OUT"
 import json, sys
 result = json.load(open(sys.argv[1]))
+start = float(sys.argv[6])
 samples = []
 for line in open(sys.argv[2]):
-    now, start, kb = line.split()
-    samples.append([round(float(now) - float(start), 1), int(kb) // 1024])
+    now, kb = line.split()
+    samples.append([round(float(now) - start, 1), int(kb) // 1024])
 print(json.dumps({"what": "RSS of a first index over time", "embedder": sys.argv[4], "copies": int(sys.argv[3]),
                   "chunks": result["chunks"], "index_ms": result["index_ms_median"],
                   "embedder_load_ms": result["embedder_load_ms"], "peak_rss_mb": result["peak_rss_mb"],

@@ -51,7 +51,7 @@ pub struct SyncReport {
 /// the next is embedded), so `write_wait` is the part of writing the embedding did not hide.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Stages {
-    /// Reading the index's list of files.
+    /// Reading the index's list of files (after clearing the index, in a full sync).
     pub indexed: u64,
     /// Walking the folder.
     pub list: u64,
@@ -346,7 +346,7 @@ impl Shared {
         if report.added + report.updated + report.removed > 0 || full {
             report.stages.optimize = self.store.optimize().await?;
         }
-        report.ms = started.elapsed().as_millis() as u64;
+        report.ms = ms_since(started);
         self.set_progress(Progress {
             running: false,
             files_total: total_files,
