@@ -31,6 +31,7 @@ pub mod hub;
 pub mod local;
 pub mod metrics;
 pub mod model;
+mod pooling;
 pub mod provider;
 pub mod registry;
 pub mod runtime;

@@ -14,6 +14,8 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::EmbedError;
 use crate::hub::{ONNX_FILE, TOKENIZER_FILE};
+pub use crate::pooling::normalize;
+use crate::pooling::pool;
 use crate::provider::Provider;
 use crate::registry::{self, ModelSpec, Pooling};
 use crate::runtime::{self, RuntimeOptions};
@@ -231,7 +233,7 @@ pub struct Model {
     wants_token_types: bool,
     fingerprint: Fingerprint,
     /// On the CPU, the weights and what ONNX Runtime pre-packs of them for its kernels, shared by
-    /// every session of this model ([`Model::more_sessions`]), so another session holds no copy.
+    /// every session of this model ([`Model::maker`]), so another session holds no copy.
     shared: Option<SharedWeights>,
 }
 
@@ -248,6 +250,45 @@ fn read_weights(spec: &ModelSpec, dir: &Path) -> Result<Bytes, EmbedError> {
         name: spec.name.into(),
         reason: format!("{}: {e}", onnx.display()),
     })
+}
+
+/// Makes sessions of a loaded model (see [`Model::maker`]). On the CPU it holds the shared
+/// weights, so they stay in memory for the next session while it lives.
+#[derive(Clone)]
+pub struct SessionMaker {
+    spec: &'static ModelSpec,
+    dir: PathBuf,
+    weights_sha256: String,
+    encoder: Encoder,
+    provider: Provider,
+    runtime_options: RuntimeOptions,
+    shared: Option<SharedWeights>,
+}
+
+impl SessionMaker {
+    /// One session per entry of `threads`, with that many threads each, checked and warmed up.
+    /// The model file is read once for all of them. Blocking.
+    pub fn make(&self, threads: &[usize]) -> Result<Vec<Model>, EmbedError> {
+        if threads.is_empty() {
+            return Ok(Vec::new());
+        }
+        let weights = read_weights(self.spec, &self.dir)?;
+        threads
+            .iter()
+            .map(|&threads| {
+                Model::from_weights(
+                    self.spec,
+                    &weights,
+                    self.weights_sha256.clone(),
+                    self.encoder.clone(),
+                    threads,
+                    self.provider,
+                    &self.runtime_options,
+                    self.shared.clone(),
+                )
+            })
+            .collect()
+    }
 }
 
 impl Model {
@@ -321,35 +362,18 @@ impl Model {
         )
     }
 
-    /// More sessions of this model, one per entry of `threads` with that many threads, on
-    /// `provider`: for sessions that run batches side by side. The model file is read once for all
-    /// of them and not hashed again; the tokenizer is this model's.
-    pub fn more_sessions(
-        &self,
-        dir: &Path,
-        threads: &[usize],
-        provider: Provider,
-        runtime_options: &RuntimeOptions,
-    ) -> Result<Vec<Self>, EmbedError> {
-        if threads.is_empty() {
-            return Ok(Vec::new());
+    /// What it takes to make more sessions of this model later, on any thread: they share this
+    /// one's weights and tokenizer, and the model file is not hashed again.
+    pub fn maker(&self, dir: &Path, provider: Provider, runtime_options: &RuntimeOptions) -> SessionMaker {
+        SessionMaker {
+            spec: self.spec,
+            dir: dir.to_path_buf(),
+            weights_sha256: self.fingerprint.weights_sha256.clone(),
+            encoder: self.encoder.clone(),
+            provider,
+            runtime_options: runtime_options.clone(),
+            shared: self.shared.clone(),
         }
-        let weights = read_weights(self.spec, dir)?;
-        threads
-            .iter()
-            .map(|&threads| {
-                Self::from_weights(
-                    self.spec,
-                    &weights,
-                    self.fingerprint.weights_sha256.clone(),
-                    self.encoder.clone(),
-                    threads,
-                    provider,
-                    runtime_options,
-                    self.shared.clone(),
-                )
-            })
-            .collect()
     }
 
     /// A session of the model file's bytes `weights` (whose SHA-256 is `weights_sha256`) on
@@ -524,65 +548,9 @@ impl Model {
     }
 }
 
-/// Pools `[rows, width, dim]` token vectors into one vector per row.
-fn pool(data: &[f32], mask: &[i64], rows: usize, width: usize, dim: usize, pooling: Pooling) -> Vec<Vec<f32>> {
-    (0..rows)
-        .map(|row| {
-            let base = row * width * dim;
-            match pooling {
-                Pooling::Cls => data[base..base + dim].to_vec(),
-                Pooling::Mean => {
-                    let mut sum = vec![0f32; dim];
-                    let mut count = 0f32;
-                    for col in 0..width {
-                        if mask[row * width + col] == 0 {
-                            continue;
-                        }
-                        count += 1.0;
-                        let token = &data[base + col * dim..base + (col + 1) * dim];
-                        for (acc, value) in sum.iter_mut().zip(token) {
-                            *acc += value;
-                        }
-                    }
-                    let count = count.max(1.0);
-                    sum.iter_mut().for_each(|v| *v /= count);
-                    sum
-                }
-            }
-        })
-        .collect()
-}
-
-/// Scales a vector to unit length (a zero vector stays zero).
-pub fn normalize(mut vector: Vec<f32>) -> Vec<f32> {
-    let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        vector.iter_mut().for_each(|v| *v /= norm);
-    }
-    vector
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mean_pooling_ignores_padding_and_cls_takes_the_first_token() {
-        // Two rows, width 3, dim 2; row 1 has one padded position holding garbage.
-        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 10.0, 20.0, 30.0, 40.0, 999.0, 999.0];
-        let mask = [1, 1, 1, 1, 1, 0];
-        let mean = pool(&data, &mask, 2, 3, 2, Pooling::Mean);
-        assert_eq!(mean, vec![vec![3.0, 4.0], vec![20.0, 30.0]]);
-        let cls = pool(&data, &mask, 2, 3, 2, Pooling::Cls);
-        assert_eq!(cls, vec![vec![1.0, 2.0], vec![10.0, 20.0]]);
-    }
-
-    #[test]
-    fn normalize_gives_unit_length_and_keeps_zero() {
-        let v = normalize(vec![3.0, 4.0]);
-        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
-        assert_eq!(normalize(vec![0.0, 0.0]), vec![0.0, 0.0]);
-    }
 
     #[test]
     fn cached_lists_only_complete_model_directories() {

@@ -45,3 +45,93 @@ async fn texts_of_a_request_whose_caller_left_are_never_run() {
     }
     assert_eq!(embedder.batches_run(), 1, "only the query's batch ran");
 }
+
+/// Waits until `embedder` holds `sessions` sessions, failing after 10 s.
+async fn resident_becomes(embedder: &embedd::LocalEmbedder, sessions: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while embedder.resident_sessions() != sessions {
+        assert!(
+            Instant::now() < deadline,
+            "{} sessions resident, not {sessions}",
+            embedder.resident_sessions()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn documents() -> Vec<String> {
+    (0..48)
+        .map(|i| format!("runbook step {i}: drain the node, restart the service, check the logs"))
+        .collect()
+}
+
+#[tokio::test]
+async fn bulk_sessions_rest_when_told_and_come_back_for_the_next_documents() {
+    let embedder = load(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        ..LocalOptions::default()
+    })
+    .await;
+    assert_eq!(embedder.resident_sessions(), 3, "two bulk sessions and the query one");
+    let before = embedder.embed(documents(), TextKind::Document).await.unwrap();
+
+    embedder.rest();
+    resident_becomes(&embedder, 1).await;
+    // A query runs on the session kept for queries: no bulk session is made for it.
+    let query = embedder
+        .embed(vec!["restart the service".into()], TextKind::Query)
+        .await
+        .unwrap();
+    assert_eq!(query.len(), 1);
+    assert_eq!(embedder.resident_sessions(), 1);
+
+    // The next documents make a bulk session again, with the same weights.
+    let after = embedder.embed(documents(), TextKind::Document).await.unwrap();
+    assert!(embedder.resident_sessions() >= 2);
+    assert_eq!(after.len(), before.len());
+    for (a, b) in after.iter().zip(&before) {
+        let cosine: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cosine > 0.9999, "a remade session gave another vector ({cosine})");
+    }
+}
+
+#[tokio::test]
+async fn a_rest_waits_for_queued_documents_and_a_session_serving_queries_keeps_its_model() {
+    // Without a session kept for queries, the first bulk session serves them and never rests.
+    let embedder = load(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        interactive_session: false,
+        start_paused: true,
+        ..LocalOptions::default()
+    })
+    .await;
+    assert_eq!(embedder.resident_sessions(), 2);
+    let bulk = {
+        let embedder = embedder.clone();
+        tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while embedder.depth()[Lane::Bulk.index()].texts < 48 {
+        assert!(Instant::now() < deadline, "the documents never queued");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    embedder.rest();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        embedder.resident_sessions(),
+        2,
+        "a session rested with documents queued"
+    );
+
+    embedder.resume();
+    assert_eq!(bulk.await.unwrap().unwrap().len(), 48);
+    resident_becomes(&embedder, 1).await;
+    let query = embedder
+        .embed(vec!["drain the node".into()], TextKind::Query)
+        .await
+        .unwrap();
+    assert_eq!(query.len(), 1);
+    assert_eq!(embedder.resident_sessions(), 1);
+}

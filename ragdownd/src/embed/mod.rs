@@ -34,6 +34,10 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     }
     /// One vector per text, in order.
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
+    /// Bulk work is done for now: an embedder that holds memory for it may give it back, to take
+    /// it again with the next documents. The in-process model drops its bulk sessions
+    /// ([`LocalEmbedder::rest`]); the others hold nothing of the kind.
+    fn rest(&self) {}
 }
 
 /// The index's record of a model's fingerprint: the same for the in-process model and for `embedd`
@@ -77,5 +81,9 @@ impl Embedder for LocalEmbedder {
 
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
         Box::pin(LocalEmbedder::embed(self, texts, kind))
+    }
+
+    fn rest(&self) {
+        LocalEmbedder::rest(self);
     }
 }

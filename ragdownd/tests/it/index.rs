@@ -474,3 +474,62 @@ async fn syncs_larger_than_one_write_replace_every_file_once() {
         "an old row is still found"
     );
 }
+
+/// The hash embedder, counting the times a sync lets it rest.
+#[derive(Debug, Default)]
+struct Resting {
+    rests: std::sync::atomic::AtomicUsize,
+}
+
+impl Resting {
+    fn rests(&self) -> usize {
+        self.rests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Embedder for Resting {
+    fn index_name(&self) -> &str {
+        HashEmbedder.index_name()
+    }
+    fn fingerprint(&self) -> String {
+        HashEmbedder.fingerprint()
+    }
+    fn dim(&self) -> usize {
+        HashEmbedder.dim()
+    }
+    fn min_score(&self) -> f32 {
+        HashEmbedder.min_score()
+    }
+    fn unrelated_score(&self) -> Option<f32> {
+        None
+    }
+    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
+        Box::pin(async move { HashEmbedder.embed(texts, kind).await })
+    }
+    fn rest(&self) {
+        self.rests.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_big_sync_lets_the_embedder_rest_and_an_edit_or_a_no_op_does_not() {
+    use ragdownd::index::sync::REST_AFTER_CHUNKS;
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..=REST_AFTER_CHUNKS {
+        write(docs.path(), &format!("n{i}.md"), &format!("# Note {i}\n\nbody {i}"));
+    }
+    let data = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(Resting::default());
+    let engine = open(docs.path(), data.path(), embedder.clone()).await;
+    let report = settle(&engine).await;
+    assert_eq!(
+        engine.store().count().await.unwrap(),
+        REST_AFTER_CHUNKS + 1,
+        "{report:?}"
+    );
+    assert_eq!(embedder.rests(), 1, "the first index is over the threshold");
+
+    write(docs.path(), "n0.md", "# Note 0\n\nbody 0, edited");
+    assert_eq!(counts(&settle(&engine).await), (0, 1, 0, REST_AFTER_CHUNKS));
+    assert_eq!(embedder.rests(), 1, "an edit keeps the bulk sessions");
+}

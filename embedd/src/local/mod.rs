@@ -1,24 +1,30 @@
 //! The scheduler: model workers that own the session, behind a cloneable async handle.
 //!
 //! Callers tokenize on their own task (or a blocking thread for big requests), then put their
-//! texts in one of two queues ([`Lane`]) and await the answer on a oneshot channel. A worker
-//! thread owns the [`Model`]; it takes the next batch with [`batch::next_lane`] and
-//! [`batch::pick`] (interactive first, one length bucket under the token budget), runs it and
-//! hands each vector back to its request. A full queue refuses new work instead of growing.
+//! texts in one of two queues ([`Lane`], [`queue`]) and await the answer on a oneshot channel. A
+//! worker thread ([`worker`]) owns a session of the [`Model`]; it takes the next batch with
+//! [`crate::batch::next_lane`] and [`crate::batch::pick`] (interactive first, one length bucket under the token
+//! budget), runs it and hands each vector back to its request. A full queue refuses new work
+//! instead of growing. When bulk work is done for a while ([`LocalEmbedder::rest`]), the bulk
+//! sessions give their memory back and are made again by the next bulk batch.
 //!
 //! This is both `ragdownd`'s in-process embedder and the core the `embedd` server's transports
 //! share. It must not know about transports: gRPC and HTTP map its errors at their edge.
 
-use std::collections::VecDeque;
+mod queue;
+mod worker;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use self::queue::{Queue, Shared};
+use self::worker::{Session, lower_this_threads_priority};
 use crate::EmbedError;
-use crate::batch::{self, BatchLimits, Bucketing, Lane};
-use crate::metrics::{Metrics, Outcome};
+use crate::batch::{BatchLimits, Bucketing, Lane};
+use crate::metrics::Metrics;
 use crate::model::{self, Encoder, Fingerprint, Model, ModelSource, TextKind};
 use crate::provider::Provider;
 use crate::registry::ModelSpec;
@@ -234,6 +240,8 @@ impl LocalEmbedder {
                 batches: 0,
                 running: 0,
                 most_running: 0,
+                rests: 0,
+                resident: 0,
             }),
             ready: Condvar::new(),
             metrics: Metrics::new(),
@@ -251,41 +259,51 @@ impl LocalEmbedder {
         if options.interactive_session {
             wanted.push(1);
         }
-        let mut others = model.more_sessions(dir, &wanted, provider, runtime)?;
+        let maker = model.maker(dir, provider, runtime);
+        let mut others = maker.make(&wanted)?;
         let interactive = if options.interactive_session {
             others.pop()
         } else {
             None
         };
+        // Bulk sessions rest (see `rest`) on the CPU only: a GPU session takes seconds to make and
+        // holds the device's memory, not the machine's. And the first bulk session never rests
+        // when it also serves queries.
+        let maker = Arc::new(Mutex::new(maker));
+        let bulk = |model: Model, threads: usize, first: bool| {
+            if provider.is_gpu() || (first && !options.interactive_session) {
+                Session::resident(model, None)
+            } else {
+                Session::resting(model, threads, Arc::clone(&maker))
+            }
+        };
+        let mut sessions = vec![(format!("embed-{}", spec.name), bulk(model, shares[0], true))];
+        for (i, model) in others.into_iter().enumerate() {
+            let name = format!("embed-{}-{}", spec.name, i + 2);
+            sessions.push((name, bulk(model, shares[i + 1], false)));
+        }
+        if let Some(model) = interactive {
+            let name = format!("embed-{}-interactive", spec.name);
+            sessions.push((name, Session::resident(model, Some(Lane::Interactive))));
+        }
+        shared.lock().resident = sessions.len();
         // With a session kept for queries, the bulk sessions yield the CPU to it.
         let yield_to_queries = options.interactive_session;
-        let spawn = |name: String, model: Model, only: Option<Lane>| {
+        for (name, session) in sessions {
             let for_worker = Arc::clone(&shared);
-            let lower = yield_to_queries && only.is_none();
+            let lower = yield_to_queries && !session.serves_only_queries();
             std::thread::Builder::new()
                 .name(name)
                 .spawn(move || {
                     if lower && !lower_this_threads_priority() {
                         tracing::debug!("could not lower a bulk session's CPU priority");
                     }
-                    worker(model, for_worker, only)
+                    worker::run(session, for_worker)
                 })
-                .map(drop)
                 .map_err(|e| EmbedError::Load {
                     name: spec.name.into(),
                     reason: format!("cannot start the worker thread: {e}"),
-                })
-        };
-        spawn(format!("embed-{}", spec.name), model, None)?;
-        for (i, model) in others.into_iter().enumerate() {
-            spawn(format!("embed-{}-{}", spec.name, i + 2), model, None)?;
-        }
-        if let Some(model) = interactive {
-            spawn(
-                format!("embed-{}-interactive", spec.name),
-                model,
-                Some(Lane::Interactive),
-            )?;
+                })?;
         }
         tracing::info!(
             model = spec.name,
@@ -361,6 +379,22 @@ impl LocalEmbedder {
         self.inner.shared.ready.notify_all();
     }
 
+    /// Says bulk work is done for now: once the bulk lane is empty, each bulk session drops its
+    /// ONNX Runtime session (its arena and buffers; the weights stay, shared with the query
+    /// session) and the C allocator hands the freed memory back to the system. The next bulk batch
+    /// makes a session again (about 0.3 s for minilm on 2 cores). ragdownd calls it after a big
+    /// sync, before LanceDB compacts and indexes, the moment its memory peaks. The query session,
+    /// a bulk session that also serves queries and GPU sessions never rest.
+    pub fn rest(&self) {
+        self.inner.shared.lock().rests += 1;
+        self.inner.shared.ready.notify_all();
+    }
+
+    /// Sessions holding a model now, the interactive one included.
+    pub fn resident_sessions(&self) -> usize {
+        self.inner.shared.lock().resident
+    }
+
     /// Embeds `texts`, returning one unit-length vector per text in the same order. Queries go
     /// in the interactive lane, documents in the bulk lane.
     pub async fn embed(&self, texts: Vec<String>, kind: TextKind) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -393,296 +427,6 @@ impl LocalEmbedder {
 
 fn tokenize_all(encoder: &Encoder, texts: &[String], kind: TextKind) -> Result<Vec<Vec<u32>>, EmbedError> {
     texts.iter().map(|text| encoder.tokenize(text, kind)).collect()
-}
-
-/// One text waiting for its batch.
-struct Pending {
-    tokens: Vec<u32>,
-    request: Arc<Request>,
-    /// Its position in the request.
-    slot: usize,
-}
-
-/// One caller's request while its texts are queued or running.
-struct Request {
-    lane: Lane,
-    submitted: Instant,
-    tokenize: Duration,
-    tokens: usize,
-    state: Mutex<RequestState>,
-}
-
-impl Request {
-    /// Whether someone still waits for the answer.
-    fn is_waiting(&self) -> bool {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.reply.as_ref().is_some_and(|reply| !reply.is_closed())
-    }
-}
-
-struct RequestState {
-    vectors: Vec<Vec<f32>>,
-    remaining: usize,
-    first_batch: Option<Instant>,
-    inference: Duration,
-    /// The last batch counted into `inference`, so a batch holding several of its texts counts once.
-    last_batch: u64,
-    /// Taken when the answer (or an error) is sent.
-    reply: Option<oneshot::Sender<Result<Embedded, EmbedError>>>,
-}
-
-#[derive(Default)]
-struct LaneQueue {
-    items: VecDeque<Pending>,
-    tokens: usize,
-}
-
-struct Queue {
-    lanes: [LaneQueue; 2],
-    closed: bool,
-    paused: bool,
-    /// Batches run so far, which also numbers them.
-    batches: u64,
-    /// Batches running now, and the most that ever ran at once (across every session).
-    running: usize,
-    most_running: usize,
-}
-
-struct Shared {
-    queue: Mutex<Queue>,
-    ready: Condvar,
-    metrics: Metrics,
-    limits: BatchLimits,
-    bucketing: Bucketing,
-    max_queue_tokens: usize,
-}
-
-/// How far back in a lane the policy looks for texts of the head's bucket.
-const WINDOW: usize = 1024;
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // A panic while holding the lock leaves plain data behind; keep serving.
-        self.queue.lock().unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    fn enqueue(
-        &self,
-        tokens: Vec<Vec<u32>>,
-        lane: Lane,
-        tokenize: Duration,
-        reply: oneshot::Sender<Result<Embedded, EmbedError>>,
-    ) -> Result<(), EmbedError> {
-        let asked: usize = tokens.iter().map(Vec::len).sum();
-        let count = tokens.len();
-        let request = Arc::new(Request {
-            lane,
-            submitted: Instant::now(),
-            tokenize,
-            tokens: asked,
-            state: Mutex::new(RequestState {
-                vectors: vec![Vec::new(); count],
-                remaining: count,
-                first_batch: None,
-                inference: Duration::ZERO,
-                last_batch: u64::MAX,
-                reply: Some(reply),
-            }),
-        });
-        // Shortest first, so the texts of one big request fill whole buckets in turn.
-        let mut items: Vec<(usize, Vec<u32>)> = tokens.into_iter().enumerate().collect();
-        items.sort_by_key(|(_, ids)| ids.len());
-
-        let mut queue = self.lock();
-        if queue.closed {
-            return Err(EmbedError::WorkerGone);
-        }
-        let waiting = &mut queue.lanes[lane.index()];
-        if waiting.tokens > 0 && waiting.tokens + asked > self.max_queue_tokens {
-            let queued = waiting.tokens;
-            drop(queue);
-            self.metrics.request(lane, Outcome::rejected, None);
-            return Err(EmbedError::Overloaded {
-                lane: lane.as_str(),
-                queued,
-                capacity: self.max_queue_tokens,
-                asked,
-            });
-        }
-        for (slot, ids) in items {
-            waiting.items.push_back(Pending {
-                tokens: ids,
-                request: Arc::clone(&request),
-                slot,
-            });
-        }
-        waiting.tokens += asked;
-        self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
-        drop(queue);
-        // Several workers may wait, some for one lane only: wake them all.
-        self.ready.notify_all();
-        Ok(())
-    }
-
-    /// Blocks until there is a batch to run, from `only` that lane if given; `None` once the
-    /// last handle is gone.
-    fn next_batch(&self, only: Option<Lane>) -> Option<(u64, Lane, Vec<Pending>)> {
-        let mut queue = self.lock();
-        loop {
-            if queue.closed {
-                return None;
-            }
-            let next = match only {
-                Some(lane) => (!queue.lanes[lane.index()].items.is_empty()).then_some(lane),
-                None => batch::next_lane(queue.lanes[0].items.len(), queue.lanes[1].items.len()),
-            };
-            if let (false, Some(lane)) = (queue.paused, next) {
-                let waiting = &mut queue.lanes[lane.index()];
-                let lengths: Vec<usize> = waiting.items.iter().take(WINDOW).map(|p| p.tokens.len()).collect();
-                let positions = batch::pick(&lengths, self.limits, self.bucketing);
-                let mut taken: Vec<Pending> = positions
-                    .iter()
-                    .rev()
-                    .filter_map(|&position| waiting.items.remove(position))
-                    .collect();
-                taken.reverse();
-                waiting.tokens -= taken.iter().map(|p| p.tokens.len()).sum::<usize>();
-                self.metrics.queue(lane, waiting.items.len(), waiting.tokens);
-                // Texts whose caller went away (or whose request already failed) are dropped
-                // here, when picked, rather than searched for on every batch.
-                taken.retain(|pending| pending.request.is_waiting());
-                if taken.is_empty() {
-                    continue;
-                }
-                queue.batches += 1;
-                queue.running += 1;
-                queue.most_running = queue.most_running.max(queue.running);
-                return Some((queue.batches, lane, taken));
-            }
-            queue = self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner());
-        }
-    }
-
-    /// Hands a batch's vectors (or its error) to the requests its texts came from.
-    fn finish(
-        &self,
-        number: u64,
-        items: Vec<Pending>,
-        result: Result<Vec<Vec<f32>>, EmbedError>,
-        started: Instant,
-        elapsed: Duration,
-    ) {
-        let vectors = match result {
-            Ok(vectors) => vectors,
-            Err(err) => {
-                let reason = err.to_string();
-                for item in items {
-                    let mut state = item.request.state.lock().unwrap_or_else(|p| p.into_inner());
-                    if let Some(reply) = state.reply.take() {
-                        self.metrics.request(item.request.lane, Outcome::error, None);
-                        let _ = reply.send(Err(EmbedError::Inference(reason.clone())));
-                    }
-                }
-                return;
-            }
-        };
-        for (item, vector) in items.into_iter().zip(vectors) {
-            let request = &item.request;
-            let mut state = request.state.lock().unwrap_or_else(|p| p.into_inner());
-            state.first_batch.get_or_insert(started);
-            if state.last_batch != number {
-                state.last_batch = number;
-                state.inference += elapsed;
-            }
-            state.vectors[item.slot] = vector;
-            state.remaining -= 1;
-            if state.remaining > 0 {
-                continue;
-            }
-            let Some(reply) = state.reply.take() else {
-                continue; // an earlier batch of this request failed and answered already
-            };
-            let answer = Embedded {
-                vectors: std::mem::take(&mut state.vectors),
-                tokens: request.tokens,
-                timings: Timings {
-                    tokenize: request.tokenize,
-                    queue: state
-                        .first_batch
-                        .map(|first| first.saturating_duration_since(request.submitted))
-                        .unwrap_or_default(),
-                    inference: state.inference,
-                },
-            };
-            self.metrics.request(
-                request.lane,
-                Outcome::ok,
-                Some(request.submitted.elapsed().as_secs_f64()),
-            );
-            // The caller may have given up waiting; nothing to do then.
-            let _ = reply.send(Ok(answer));
-        }
-    }
-}
-
-/// Drops every queued text if the worker dies, so callers get [`EmbedError::WorkerGone`]
-/// instead of waiting forever.
-struct CloseOnExit(Arc<Shared>);
-
-impl Drop for CloseOnExit {
-    fn drop(&mut self) {
-        let mut queue = self.0.lock();
-        queue.closed = true;
-        for lane in &mut queue.lanes {
-            lane.items.clear();
-            lane.tokens = 0;
-        }
-    }
-}
-
-/// How far the bulk sessions' threads step back: nice +10 over the process's own (about a tenth
-/// of the CPU share of a normal thread when both want a core), at most 19.
-const BULK_NICE_STEP: i32 = 10;
-
-/// Lowers the calling thread's CPU priority by [`BULK_NICE_STEP`], so that when every core is
-/// busy with bulk batches the interactive session's thread still gets a core as soon as a query
-/// comes (measured in `bench/results/README.md`). Linux only (`setpriority` on a thread id);
-/// elsewhere a no-op that says so.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-fn lower_this_threads_priority() -> bool {
-    // SAFETY: gettid, getpriority and setpriority take and return plain integers and touch no
-    // memory of ours; raising one's own thread's nice value needs no privilege. getpriority may
-    // return -1 as a real value, which only makes the step start from -1.
-    unsafe {
-        let tid = libc::gettid() as libc::id_t;
-        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-        libc::setpriority(libc::PRIO_PROCESS, tid, (now + BULK_NICE_STEP).min(19)) == 0
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn lower_this_threads_priority() -> bool {
-    false
-}
-
-/// Runs batches until the queue closes: of every lane (interactive first), or of `only` one.
-fn worker(mut model: Model, shared: Arc<Shared>, only: Option<Lane>) {
-    let _close = CloseOnExit(Arc::clone(&shared));
-    while let Some((number, lane, items)) = shared.next_batch(only) {
-        let longest = items.iter().map(|p| p.tokens.len()).max().unwrap_or(0);
-        let width = shared.bucketing.pad_width(longest);
-        let real: usize = items.iter().map(|p| p.tokens.len()).sum();
-        let rows: Vec<&[u32]> = items.iter().map(|p| p.tokens.as_slice()).collect();
-        let started = Instant::now();
-        let result = model.run_padded(&rows, width);
-        let elapsed = started.elapsed();
-        shared.lock().running -= 1;
-        shared
-            .metrics
-            .batch(lane, items.len(), real, width, elapsed.as_secs_f64());
-        shared.finish(number, items, result, started, elapsed);
-    }
 }
 
 #[cfg(test)]
