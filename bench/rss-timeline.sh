@@ -6,6 +6,7 @@
 #
 #   bench/rss-timeline.sh                               # COPIES=500 EMBEDDER=minilm-fp32
 #   COPIES=50 EMBEDDER=hash bench/rss-timeline.sh
+#   BENCH=/tmp/old/ragdown-bench LABEL=before bench/rss-timeline.sh   # another build, for an A/B
 #
 # Release builds go to $RAGDOWN_CACHE/target-release. Run it on an idle machine.
 set -euo pipefail
@@ -18,8 +19,11 @@ EMBEDDER=${EMBEDDER:-minilm-fp32}
 if [ "$EMBEDDER" != hash ]; then
     "$ROOT/scripts/install-model.sh" "$EMBEDDER" >/dev/null
 fi
-(cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench)
-BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
+if [ -z "${BENCH:-}" ]; then
+    (cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench)
+    BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
+fi
+LABEL=${LABEL:-}
 DAY=$(date -u +%Y-%m-%d)
 OUT="$ROOT/bench/results/$DAY-rss-timeline.jsonl"
 WORK=$(mktemp -d)
@@ -38,7 +42,7 @@ while kill -0 "$PID" 2>/dev/null; do
     sleep 0.5
 done
 wait "$PID" || die "ragdown-bench index failed: $(tail -3 "$WORK/stderr.log")"
-"$PYTHON" - "$WORK/result.json" "$WORK/samples.txt" "$COPIES" "$EMBEDDER" "$DAY" "$START" <<'PY' | tee -a "$OUT"
+"$PYTHON" - "$WORK/result.json" "$WORK/samples.txt" "$COPIES" "$EMBEDDER" "$DAY" "$START" "$LABEL" <<'PY' | tee -a "$OUT"
 import json, sys
 result = json.load(open(sys.argv[1]))
 start = float(sys.argv[6])
@@ -46,7 +50,8 @@ samples = []
 for line in open(sys.argv[2]):
     now, kb = line.split()
     samples.append([round(float(now) - start, 1), int(kb) // 1024])
-print(json.dumps({"what": "RSS of a first index over time", "embedder": sys.argv[4], "copies": int(sys.argv[3]),
+print(json.dumps({"what": "RSS of a first index over time", "label": sys.argv[7] or None,
+                  "embedder": sys.argv[4], "copies": int(sys.argv[3]),
                   "chunks": result["chunks"], "index_ms": result["index_ms_median"],
                   "embedder_load_ms": result["embedder_load_ms"], "peak_rss_mb": result["peak_rss_mb"],
                   "index_stages_ms": result.get("index_stages_ms_last"),
