@@ -25,10 +25,10 @@ async fn texts_of_a_request_whose_caller_left_are_never_run() {
         tokio::spawn(async move { embedder.embed_in(texts, TextKind::Document, Lane::Bulk).await })
     };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while embedder.depth()[Lane::Bulk.index()].texts < 40 {
-        assert!(Instant::now() < deadline, "the bulk request never queued");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until(deadline, "the bulk request never queued", || {
+        embedder.depth()[Lane::Bulk.index()].texts >= 40
+    })
+    .await;
     bulk.abort();
     assert!(bulk.await.unwrap_err().is_cancelled());
 
@@ -39,24 +39,26 @@ async fn texts_of_a_request_whose_caller_left_are_never_run() {
         .await
         .unwrap();
     assert_eq!(vectors.len(), 1);
-    while embedder.depth()[Lane::Bulk.index()].texts > 0 {
-        assert!(Instant::now() < deadline, "the abandoned texts were never dropped");
+    until(deadline, "the abandoned texts were never dropped", || {
+        embedder.depth()[Lane::Bulk.index()].texts == 0
+    })
+    .await;
+    assert_eq!(embedder.batches_run(), 1, "only the query's batch ran");
+}
+
+/// Polls `done` every 5 ms until it holds, failing with `what` once `deadline` has passed.
+async fn until(deadline: Instant, what: &str, done: impl Fn() -> bool) {
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert_eq!(embedder.batches_run(), 1, "only the query's batch ran");
 }
 
 /// Waits until `embedder` holds `sessions` sessions, failing after 10 s.
 async fn resident_becomes(embedder: &embedd::LocalEmbedder, sessions: usize) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while embedder.resident_sessions() != sessions {
-        assert!(
-            Instant::now() < deadline,
-            "{} sessions resident, not {sessions}",
-            embedder.resident_sessions()
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let what = format!("the sessions resident never came to {sessions}");
+    until(deadline, &what, || embedder.resident_sessions() == sessions).await;
 }
 
 fn documents() -> Vec<String> {
@@ -113,10 +115,10 @@ async fn a_rest_waits_for_queued_documents_and_a_session_serving_queries_keeps_i
         tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
     };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while embedder.depth()[Lane::Bulk.index()].texts < 48 {
-        assert!(Instant::now() < deadline, "the documents never queued");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until(deadline, "the documents never queued", || {
+        embedder.depth()[Lane::Bulk.index()].texts >= 48
+    })
+    .await;
     embedder.rest();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
