@@ -6,11 +6,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Parser;
 
 use crate::batch::BatchLimits;
-use crate::local::{LocalEmbedder, LocalOptions, default_threads};
+use crate::local::{DEFAULT_REST_AFTER_IDLE, LocalEmbedder, LocalOptions, default_threads};
 use crate::model::{self, ModelSource};
 use crate::provider::Provider;
 use crate::registry::{self, ModelSpec};
@@ -51,6 +52,11 @@ pub struct Cli {
     /// session of its own (which keeps queries from waiting behind bulk batches).
     #[arg(long, env = "EMBEDD_NO_INTERACTIVE_SESSION")]
     pub no_interactive_session: bool,
+    /// Seconds without bulk work after which the bulk sessions give their memory back (made
+    /// again, in about 0.3 s on a CPU, by the next bulk batch); 0 keeps them. GPU sessions never
+    /// rest.
+    #[arg(long, env = "EMBEDD_REST_AFTER_SECS", default_value_t = DEFAULT_REST_AFTER_IDLE.as_secs())]
+    pub rest_after_secs: u64,
     /// The gRPC address.
     #[arg(long, env = "EMBEDD_GRPC_ADDR", default_value = "127.0.0.1:50051")]
     pub grpc_addr: SocketAddr,
@@ -171,6 +177,7 @@ impl Config {
                 max_queue_tokens: cli.max_queue_tokens,
                 start_paused: false,
                 interactive_session: !cli.no_interactive_session,
+                rest_after_idle: (cli.rest_after_secs > 0).then(|| Duration::from_secs(cli.rest_after_secs)),
             },
             grpc_addr: cli.grpc_addr,
             http_addr: cli.http_addr,
@@ -221,6 +228,11 @@ mod tests {
         assert_eq!(config.local.limits.max_batch_tokens, 256);
         assert_eq!(config.source.models_dir, PathBuf::from("/h/.cache/ragdown/models"));
         assert_eq!(config.http_addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(config.local.rest_after_idle, Some(Duration::from_secs(60)));
+        let keep = parse(&["--rest-after-secs", "0"]).unwrap();
+        assert_eq!(keep.local.rest_after_idle, None, "0 keeps the bulk sessions");
+        let soon = parse(&["--rest-after-secs", "5"]).unwrap();
+        assert_eq!(soon.local.rest_after_idle, Some(Duration::from_secs(5)));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! `embedd_batch_size` and `embedd_batch_padded_tokens` (per batch), `embedd_tokens` (real and
 //! padding, whose ratio is the padding share), `embedd_padding_share` (per batch),
 //! `embedd_queue_depth_texts` / `embedd_queue_depth_tokens` (per lane), `embedd_request_seconds`
-//! (per lane, from submit to answer), `embedd_requests` (per lane and outcome) and
-//! `embedd_inference_seconds` (per batch).
+//! (per lane, from submit to answer), `embedd_requests` (per lane and outcome),
+//! `embedd_inference_seconds` (per batch) and `embedd_sessions_resident` (sessions holding a
+//! model now: bulk sessions that rest hold none).
 
 use std::sync::atomic::AtomicU64;
 
@@ -81,6 +82,7 @@ pub struct Metrics {
     request_seconds: HistogramFamily<LaneLabels>,
     requests: Family<RequestLabels, Counter<u64, AtomicU64>>,
     inference_seconds: Histogram,
+    sessions_resident: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -122,6 +124,7 @@ impl Metrics {
         let queue_tokens = Family::default();
         let requests = Family::default();
         let inference_seconds = seconds_histogram();
+        let sessions_resident = Gauge::default();
         registry.register("batch_size", "Texts per batch", batch_size.clone());
         registry.register(
             "batch_padded_tokens",
@@ -147,6 +150,11 @@ impl Metrics {
             "Time one batch spends in the model",
             inference_seconds.clone(),
         );
+        registry.register(
+            "sessions_resident",
+            "Sessions holding a model now (a resting bulk session holds none)",
+            sessions_resident.clone(),
+        );
         Self {
             registry,
             batch_size,
@@ -158,6 +166,7 @@ impl Metrics {
             request_seconds,
             requests,
             inference_seconds,
+            sessions_resident,
         }
     }
 
@@ -189,6 +198,11 @@ impl Metrics {
         let labels = LaneLabels { lane: lane.into() };
         self.queue_texts.get_or_create(&labels).set(texts as i64);
         self.queue_tokens.get_or_create(&labels).set(tokens as i64);
+    }
+
+    /// Sets how many sessions hold a model now.
+    pub fn sessions_resident(&self, sessions: usize) {
+        self.sessions_resident.set(sessions as i64);
     }
 
     /// Records a finished request.
@@ -228,6 +242,7 @@ mod tests {
         metrics.batch(Lane::Bulk, 4, 300, 90, 0.01);
         metrics.request(Lane::Interactive, Outcome::ok, Some(0.002));
         metrics.request(Lane::Bulk, Outcome::rejected, None);
+        metrics.sessions_resident(2);
         let text = metrics.render();
         for family in [
             "embedd_batch_size",
@@ -239,10 +254,12 @@ mod tests {
             "embedd_request_seconds",
             "embedd_requests_total",
             "embedd_inference_seconds",
+            "embedd_sessions_resident",
         ] {
             assert!(text.contains(family), "{family} missing from\n{text}");
         }
         assert!(text.contains(r#"embedd_tokens_total{kind="padding"} 60"#), "{text}");
+        assert!(text.contains("\nembedd_sessions_resident 2\n"), "{text}");
         assert!(
             text.contains(r#"embedd_requests_total{lane="bulk",outcome="rejected"} 1"#),
             "{text}"

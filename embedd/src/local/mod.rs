@@ -5,8 +5,9 @@
 //! worker thread ([`worker`]) owns a session of the [`Model`]; it takes the next batch with
 //! [`crate::batch::next_lane`] and [`crate::batch::pick`] (interactive first, one length bucket under the token
 //! budget), runs it and hands each vector back to its request. A full queue refuses new work
-//! instead of growing. When bulk work is done for a while ([`LocalEmbedder::rest`]), the bulk
-//! sessions give their memory back and are made again by the next bulk batch.
+//! instead of growing. When bulk work is done for a while ([`LocalEmbedder::rest`], or
+//! [`LocalOptions::rest_after_idle`] without any), the bulk sessions give their memory back and
+//! are made again by the next bulk batch.
 //!
 //! This is both `ragdownd`'s in-process embedder and the core the `embedd` server's transports
 //! share. It must not know about transports: gRPC and HTTP map its errors at their edge.
@@ -54,7 +55,20 @@ pub struct LocalOptions {
     /// A second session, with one thread, that serves only the interactive lane, so a query
     /// never waits for the bulk batch already running (one more copy of the weights in memory).
     pub interactive_session: bool,
+    /// How long the bulk lane stays idle before the bulk sessions rest on their own (as after
+    /// [`LocalEmbedder::rest`]); `None`: only when told.
+    pub rest_after_idle: Option<Duration>,
 }
+
+/// The bulk sessions rest after this long without bulk work, unless told otherwise.
+///
+/// An `embedd` server never hears that a client's sync ended, and an edit's small sync in
+/// ragdownd does not ask for a rest (`ragdownd`'s `REST_AFTER_CHUNKS`), so without a timer the
+/// bulk sessions' arenas (about 100 MB each with `minilm-fp32` once they have run big batches)
+/// stay for as long as the process lives. A minute is long past any gap between a sync's batches
+/// and costs a remade session (about 0.3 s for minilm on 2 cores, in the next bulk batch, never
+/// in a query) at most once a minute.
+pub const DEFAULT_REST_AFTER_IDLE: Duration = Duration::from_secs(60);
 
 impl Default for LocalOptions {
     fn default() -> Self {
@@ -68,6 +82,7 @@ impl Default for LocalOptions {
             max_queue_tokens: 1 << 20,
             start_paused: false,
             interactive_session: true,
+            rest_after_idle: Some(DEFAULT_REST_AFTER_IDLE),
         }
     }
 }
@@ -242,12 +257,14 @@ impl LocalEmbedder {
                 most_running: 0,
                 rests: 0,
                 resident: 0,
+                last_bulk: Instant::now(),
             }),
             ready: Condvar::new(),
             metrics: Metrics::new(),
             limits: options.limits,
             bucketing,
             max_queue_tokens: options.max_queue_tokens,
+            rest_after_idle: options.rest_after_idle,
         });
         for lane in Lane::ALL {
             shared.metrics.queue(lane, 0, 0);
@@ -286,7 +303,13 @@ impl LocalEmbedder {
             let name = format!("embed-{}-interactive", spec.name);
             sessions.push((name, Session::resident(model, Some(Lane::Interactive))));
         }
-        shared.lock().resident = sessions.len();
+        {
+            let mut queue = shared.lock();
+            queue.resident = sessions.len();
+            // Idle from now on, not from before the sessions were made.
+            queue.last_bulk = Instant::now();
+        }
+        shared.metrics.sessions_resident(sessions.len());
         // With a session kept for queries, the bulk sessions yield the CPU to it.
         let yield_to_queries = options.interactive_session;
         for (name, session) in sessions {
@@ -383,7 +406,8 @@ impl LocalEmbedder {
     /// ONNX Runtime session (its arena and buffers; the weights stay, shared with the query
     /// session) and the C allocator hands the freed memory back to the system. The next bulk batch
     /// makes a session again (about 0.3 s for minilm on 2 cores). ragdownd calls it after a big
-    /// sync, before LanceDB compacts and indexes, the moment its memory peaks. The query session,
+    /// sync, before LanceDB compacts and indexes, the moment its memory peaks. They also rest on
+    /// their own after [`LocalOptions::rest_after_idle`] without bulk work. The query session,
     /// a bulk session that also serves queries and GPU sessions never rest.
     pub fn rest(&self) {
         self.inner.shared.lock().rests += 1;

@@ -68,6 +68,9 @@ pub(super) struct Queue {
     pub(super) rests: u64,
     /// Sessions holding a model now, the interactive one included.
     pub(super) resident: usize,
+    /// When a bulk batch was last taken or finished: the bulk sessions rest once it is
+    /// [`Shared::rest_after_idle`] ago.
+    pub(super) last_bulk: Instant,
 }
 
 pub(super) struct Shared {
@@ -77,6 +80,17 @@ pub(super) struct Shared {
     pub(super) limits: BatchLimits,
     pub(super) bucketing: Bucketing,
     pub(super) max_queue_tokens: usize,
+    /// How long the bulk lane stays idle before the bulk sessions rest on their own; `None`:
+    /// only when told ([`super::LocalEmbedder::rest`]).
+    pub(super) rest_after_idle: Option<Duration>,
+}
+
+/// A worker's side of resting, for a session that may rest.
+pub(super) struct RestWatch<'a> {
+    /// The rests it has seen ([`Queue::rests`]).
+    pub(super) seen: &'a mut u64,
+    /// Whether its session holds a model now (only then may it rest for being idle).
+    pub(super) resident: bool,
 }
 
 /// What a worker is woken for.
@@ -154,21 +168,43 @@ impl Shared {
         Ok(())
     }
 
+    /// Counts a session that came back (`true`) or went to rest; the metric follows.
+    pub(super) fn count_resident(&self, came: bool) {
+        let mut queue = self.lock();
+        if came {
+            queue.resident += 1;
+        } else {
+            queue.resident -= 1;
+        }
+        self.metrics.sessions_resident(queue.resident);
+    }
+
+    /// Notes that a batch of `lane` finished (and that `running` has one fewer).
+    pub(super) fn batch_done(&self, lane: Lane) {
+        let mut queue = self.lock();
+        queue.running -= 1;
+        if lane == Lane::Bulk {
+            queue.last_bulk = Instant::now();
+        }
+    }
+
     /// Blocks until there is a batch to run, from `only` that lane if given; `None` once the
-    /// last handle is gone. A worker that passes `rested` (the rests it has seen) also wakes
-    /// with [`Next::Rest`] when the bulk sessions are asked to rest and the bulk lane is empty.
-    pub(super) fn next(&self, only: Option<Lane>, mut rested: Option<&mut u64>) -> Option<Next> {
+    /// last handle is gone. A worker that passes `rest` also wakes with [`Next::Rest`] once the
+    /// bulk lane is empty and either the bulk sessions were asked to rest or, while its session
+    /// holds a model, no bulk batch has been taken or finished for [`Self::rest_after_idle`].
+    pub(super) fn next(&self, only: Option<Lane>, mut rest: Option<RestWatch<'_>>) -> Option<Next> {
         let mut queue = self.lock();
         loop {
             if queue.closed {
                 return None;
             }
+            let bulk_idle = queue.lanes[Lane::Bulk.index()].items.is_empty();
             // A rest waits for the bulk lane to empty: queued work is never held up by it.
-            if let Some(seen) = rested.as_deref_mut()
-                && *seen != queue.rests
-                && queue.lanes[Lane::Bulk.index()].items.is_empty()
+            if let Some(watch) = rest.as_mut()
+                && *watch.seen != queue.rests
+                && bulk_idle
             {
-                *seen = queue.rests;
+                *watch.seen = queue.rests;
                 return Some(Next::Rest);
             }
             let next = match only {
@@ -196,9 +232,31 @@ impl Shared {
                 queue.batches += 1;
                 queue.running += 1;
                 queue.most_running = queue.most_running.max(queue.running);
+                if lane == Lane::Bulk {
+                    queue.last_bulk = Instant::now();
+                }
                 return Some(Next::Run(queue.batches, lane, taken));
             }
-            queue = self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner());
+            // Nothing to run: a session that may rest for being idle rests now, or waits at most
+            // until it may.
+            let idle_for = match (&rest, self.rest_after_idle) {
+                (Some(watch), Some(after)) if watch.resident && bulk_idle => {
+                    let quiet = queue.last_bulk.elapsed();
+                    if quiet >= after {
+                        return Some(Next::Rest);
+                    }
+                    Some(after - quiet)
+                }
+                _ => None,
+            };
+            queue = match idle_for {
+                Some(timeout) => self
+                    .ready
+                    .wait_timeout(queue, timeout)
+                    .map(|(queue, _)| queue)
+                    .unwrap_or_else(|poison| poison.into_inner().0),
+                None => self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner()),
+            };
         }
     }
 

@@ -1,12 +1,12 @@
 //! The worker threads: each owns one session of the model and runs the batches it takes from
-//! the queues ([`super::queue`]). A bulk session may rest: it drops its session when asked (its
-//! arena and buffers go back to the system; the shared weights stay) and makes it again when bulk
-//! work comes.
+//! the queues ([`super::queue`]). A bulk session may rest: it drops its session when asked, or
+//! when bulk work has been idle for a while (its arena and buffers go back to the system; the
+//! shared weights stay), and makes it again when bulk work comes.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::queue::{CloseOnExit, Next, Shared};
+use super::queue::{CloseOnExit, Next, RestWatch, Shared};
 use crate::EmbedError;
 use crate::batch::Lane;
 use crate::model::{Model, SessionMaker};
@@ -81,7 +81,7 @@ impl Session {
             return;
         };
         drop(model);
-        shared.lock().resident -= 1;
+        shared.count_resident(false);
         give_back_freed_memory();
         tracing::debug!(threads = self.threads, "a bulk session rests");
     }
@@ -95,7 +95,7 @@ impl Session {
             let maker = maker.lock().unwrap_or_else(|p| p.into_inner());
             let model = maker.make(&[self.threads])?.pop().expect("one session per share");
             drop(maker);
-            shared.lock().resident += 1;
+            shared.count_resident(true);
             tracing::debug!(
                 threads = self.threads,
                 ms = started.elapsed().as_millis() as u64,
@@ -117,8 +117,12 @@ pub(super) fn run(mut session: Session, shared: Arc<Shared>) {
             None => Some(Lane::Bulk),
             Some(_) => session.only,
         };
-        let rests = session.maker.is_some().then_some(&mut rested);
-        let (number, lane, items) = match shared.next(only, rests) {
+        let resident = session.model.is_some();
+        let rest = session.maker.is_some().then_some(RestWatch {
+            seen: &mut rested,
+            resident,
+        });
+        let (number, lane, items) = match shared.next(only, rest) {
             None => break,
             Some(Next::Rest) => {
                 session.rest(&shared);
@@ -130,7 +134,7 @@ pub(super) fn run(mut session: Session, shared: Arc<Shared>) {
             Ok(model) => model,
             Err(err) => {
                 tracing::warn!(error = %err, "a bulk session could not be made again");
-                shared.lock().running -= 1;
+                shared.batch_done(lane);
                 shared.finish(number, items, Err(err), Instant::now(), Default::default());
                 continue;
             }
@@ -142,7 +146,7 @@ pub(super) fn run(mut session: Session, shared: Arc<Shared>) {
         let started = Instant::now();
         let result = model.run_padded(&rows, width);
         let elapsed = started.elapsed();
-        shared.lock().running -= 1;
+        shared.batch_done(lane);
         shared
             .metrics
             .batch(lane, items.len(), real, width, elapsed.as_secs_f64());

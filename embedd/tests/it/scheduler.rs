@@ -137,3 +137,65 @@ async fn a_rest_waits_for_queued_documents_and_a_session_serving_queries_keeps_i
     assert_eq!(query.len(), 1);
     assert_eq!(embedder.resident_sessions(), 1);
 }
+
+#[tokio::test]
+async fn bulk_sessions_rest_on_their_own_after_a_while_without_bulk_work_never_with_work_queued() {
+    let embedder = load(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        start_paused: true,
+        rest_after_idle: Some(Duration::from_secs(1)),
+        ..LocalOptions::default()
+    })
+    .await;
+    let bulk = {
+        let embedder = embedder.clone();
+        tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    until(deadline, "the documents never queued", || {
+        embedder.depth()[Lane::Bulk.index()].texts >= 48
+    })
+    .await;
+    // Past the idle time with documents waiting (paused): nobody rests.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        embedder.resident_sessions(),
+        3,
+        "a session rested with documents queued"
+    );
+
+    embedder.resume();
+    let before = bulk.await.unwrap().unwrap();
+    resident_becomes(&embedder, 1).await;
+    let query = embedder
+        .embed(vec!["drain the node".into()], TextKind::Query)
+        .await
+        .unwrap();
+    assert_eq!(query.len(), 1);
+    assert_eq!(embedder.resident_sessions(), 1, "a query made a bulk session");
+
+    // Only a bulk session embeds documents, so these coming back means one was made again.
+    let after = embedder.embed(documents(), TextKind::Document).await.unwrap();
+    for (a, b) in after.iter().zip(&before) {
+        let cosine: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cosine > 0.9999, "a remade session gave another vector ({cosine})");
+    }
+    resident_becomes(&embedder, 1).await;
+}
+
+#[tokio::test]
+async fn without_an_idle_time_the_bulk_sessions_stay_until_told() {
+    let embedder = load(LocalOptions {
+        threads: 2,
+        sessions: 2,
+        rest_after_idle: None,
+        ..LocalOptions::default()
+    })
+    .await;
+    embedder.embed(documents(), TextKind::Document).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(embedder.resident_sessions(), 3);
+    embedder.rest();
+    resident_becomes(&embedder, 1).await;
+}

@@ -437,6 +437,7 @@ async fn the_openai_endpoint_answers_like_openai_and_metrics_explain_the_batches
         "embedd_request_seconds",
         "embedd_requests_total",
         "embedd_inference_seconds",
+        "embedd_sessions_resident",
     ] {
         assert!(metrics.contains(family), "{family} missing:\n{metrics}");
     }
@@ -449,6 +450,45 @@ async fn the_openai_endpoint_answers_like_openai_and_metrics_explain_the_batches
         metrics.contains(r#"embedd_requests_total{lane="bulk",outcome="ok"} 2"#),
         "{metrics}"
     );
+}
+
+#[tokio::test]
+async fn an_idle_server_rests_its_bulk_session_and_metrics_say_so() {
+    let running = serve(
+        LocalOptions {
+            rest_after_idle: Some(Duration::from_millis(300)),
+            ..options()
+        },
+        None,
+    )
+    .await;
+    let url = format!("{}/v1/embeddings", running.http);
+    let texts = ["How do I restore a backup?", "a recipe for carbonara"];
+    let resident = async || {
+        let (status, metrics) = get(format!("{}/metrics", running.http), None).await;
+        assert_eq!(status, 200);
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix("embedd_sessions_resident "))
+            .unwrap_or_else(|| panic!("no embedd_sessions_resident in\n{metrics}"))
+            .parse::<u64>()
+            .unwrap()
+    };
+    // One bulk session and the query one; the bulk one rests once documents stop coming.
+    let (status, before) = post(url.clone(), serde_json::json!({"input": texts}), None).await;
+    assert_eq!(status, 200, "{before}");
+    until("the bulk session rests", async || resident().await == 1).await;
+    assert_eq!(running.embedder.resident_sessions(), 1);
+
+    // The next documents make it again and get the same vectors.
+    let (status, after) = post(url, serde_json::json!({"input": texts}), None).await;
+    assert_eq!(status, 200, "{after}");
+    for index in 0..texts.len() {
+        let a: Vec<f32> = serde_json::from_value(before["data"][index]["embedding"].clone()).unwrap();
+        let b: Vec<f32> = serde_json::from_value(after["data"][index]["embedding"].clone()).unwrap();
+        assert!(max_abs_diff(&a, &b) < 1e-5, "text {index}");
+    }
+    until("the bulk session rests again", async || resident().await == 1).await;
 }
 
 #[tokio::test]
