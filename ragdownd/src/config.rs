@@ -70,6 +70,11 @@ pub struct Options {
     /// session's memory).
     #[arg(long, env = "RAGDOWN_QUERY_SESSION", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub query_session: bool,
+    /// Seconds without documents to embed after which the local model's embedding sessions give
+    /// their memory back (the query session stays; the next documents make them again in about
+    /// 0.3 s); 0 keeps them. A sync of 1,024 chunks or more lets them rest at once.
+    #[arg(long, env = "RAGDOWN_REST_AFTER_SECS", global = true, default_value_t = embedd::local::DEFAULT_REST_AFTER_IDLE.as_secs())]
+    pub rest_after_secs: u64,
     /// Watch the folder; without a watcher, sync on start and on ragdown_reindex only.
     #[arg(long, env = "RAGDOWN_WATCH", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub watch: bool,
@@ -259,6 +264,7 @@ impl Config {
             threads: o.threads.unwrap_or(defaults.threads),
             sessions: o.sessions.unwrap_or(0),
             interactive_session: o.query_session,
+            rest_after_idle: (o.rest_after_secs > 0).then(|| std::time::Duration::from_secs(o.rest_after_secs)),
             ..defaults
         };
         Ok(Self {
@@ -435,6 +441,13 @@ mod tests {
         let config = Config::from_cli(cli, None, Some("/c".into())).unwrap();
         assert_eq!(config.embedder.local.sessions, 1);
         assert!(!config.embedder.local.interactive_session);
+        assert_eq!(
+            config.embedder.local.rest_after_idle,
+            Some(std::time::Duration::from_secs(60))
+        );
+        let keep = parse(&["ragdownd", "stdio", "--docs", docs, "--rest-after-secs", "0"]);
+        let keep = Config::from_cli(keep, None, Some("/c".into())).unwrap();
+        assert_eq!(keep.embedder.local.rest_after_idle, None, "0 keeps the sessions");
         let zero = parse(&["ragdownd", "stdio", "--docs", docs, "--sessions", "0"]);
         assert_eq!(
             Config::from_cli(zero, None, Some("/c".into())).unwrap_err().to_string(),

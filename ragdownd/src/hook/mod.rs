@@ -175,7 +175,7 @@ pub fn fit_budget(blocks: &[String], max_chars: usize) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::store::Candidate;
+    use crate::index::rows::Candidate;
 
     fn hit(id: &str, similarity: f32) -> Hit {
         Hit {

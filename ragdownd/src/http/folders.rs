@@ -20,7 +20,7 @@ use super::schema::{
 };
 use super::{AppState, encode_segment};
 use crate::folders::{self, Folder};
-use crate::index::store::FileState;
+use crate::index::rows::FileState;
 use crate::settings::Patch;
 
 /// A folder as the API shows it, with its counts from the index.

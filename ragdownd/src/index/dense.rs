@@ -19,8 +19,10 @@ use lancedb::arrow::arrow_array::types::Float32Type;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
 use super::filter::{Filter, quote};
+use super::reads::{HIT_COLUMNS, candidates, column, strings};
 use super::resident::{self, Resident};
-use super::store::{Candidate, HIT_COLUMNS, Result, Store, StoreError, candidates, column, strings};
+use super::rows::Candidate;
+use super::store::{Result, Store, StoreError};
 
 /// How many approximate candidates are rescored for each one returned: int8 scores move the
 /// order slightly, never by this much (`resident` tests: the exact top 8 within the top 16).

@@ -1,4 +1,6 @@
-//! The LanceDB table of chunks: schema, writes, and the two retrieval paths (dense and BM25).
+//! The LanceDB table of chunks: opening it, its schema, writes, indices and upkeep. Reading it is
+//! in [`super::reads`] (documents, files, BM25) and [`super::dense`] (the dense pool); what it
+//! holds and gives back in [`super::rows`].
 //!
 //! One table, `chunks`, under `<data dir>/lance`. Updates are applied per sync as one delete and
 //! one add, each atomic in LanceDB, so a crash between them leaves files missing from the index
@@ -8,26 +10,22 @@
 //! (`db.m5.large`) to `search_text` as one term each (`search::route::joined_terms`), so those
 //! are found whole too.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use futures::TryStreamExt;
-use lancedb::arrow::arrow_array::cast::AsArray;
-use lancedb::arrow::arrow_array::types::{Float32Type, Float64Type, Int32Type};
 use lancedb::arrow::arrow_array::{
-    Array, ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
+    ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
 };
 use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lancedb::index::Index;
-use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder, FullTextSearchQuery};
-use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
 
-use super::filter::{Filter, quote};
+use super::filter::quote;
 use super::resident::{Added, Resident};
+use super::rows::{ChunkRow, DocumentNames, Superseded};
 
 /// The table's name.
 pub const TABLE: &str = "chunks";
@@ -51,168 +49,10 @@ impl From<lancedb::Error> for StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
-/// One chunk as stored.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ChunkRow {
-    /// `<path>#<chunk index>@<file hash prefix>`.
-    pub id: String,
-    pub path: String,
-    pub file_hash: String,
-    pub mtime_ms: f64,
-    pub size: f64,
-    pub chunk_index: i32,
-    pub title: String,
-    pub heading: String,
-    pub text: String,
-    pub search_text: String,
-    /// Superseded paths, `\n`-separated.
-    pub supersedes: String,
-    /// Tags as `" a b/c "`: a space at each end, so a tag matches as ` t ` or ` t/`.
-    pub tags: String,
-    /// Aliases, `\n`-separated.
-    pub aliases: String,
-    pub description: String,
-    pub created_by: String,
-    pub session: String,
-    pub line_start: i32,
-    pub line_end: i32,
-    pub vector: Vec<f32>,
+/// What the resident vectors keep of a row: id, path, tags, whether an agent wrote it, vector.
+fn resident_fields(row: &ChunkRow) -> Added<'_> {
+    (&row.id, &row.path, &row.tags, !row.created_by.is_empty(), &row.vector)
 }
-
-impl ChunkRow {
-    /// What the resident vectors keep of it: id, path, tags, whether an agent wrote it, vector.
-    fn resident_fields(&self) -> Added<'_> {
-        (
-            &self.id,
-            &self.path,
-            &self.tags,
-            !self.created_by.is_empty(),
-            &self.vector,
-        )
-    }
-}
-
-#[cfg(test)]
-impl Candidate {
-    /// A bare chunk `<id>.md`, lines 1-1, for tests of ranking and gating.
-    pub(crate) fn for_test(id: &str, similarity: f32) -> Self {
-        Self {
-            line_start: 1,
-            line_end: 1,
-            loaded: true,
-            ..Self::unloaded(id, &format!("{id}.md"), similarity)
-        }
-    }
-}
-
-/// Superseded path -> the documents that name it in `supersedes`, sorted.
-pub type Superseded = HashMap<String, Vec<String>>;
-
-/// A document's path and front-matter aliases: what wikilinks and the alias boost resolve against.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentNames {
-    pub path: String,
-    pub aliases: Vec<String>,
-}
-
-/// What a search returns for one chunk.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    pub id: String,
-    pub path: String,
-    pub title: String,
-    pub heading: String,
-    pub text: String,
-    pub tags: String,
-    pub created_by: String,
-    pub mtime_ms: f64,
-    pub line_start: i32,
-    pub line_end: i32,
-    /// Cosine similarity to the query.
-    pub similarity: f32,
-    /// Whether the fields past `id`, `path` and `similarity` were read. The dense pool reads only
-    /// those three for its candidates ([`Store::dense_pool`]); [`Store::load`] reads the rest
-    /// for the few that become hits.
-    pub loaded: bool,
-}
-
-impl Candidate {
-    /// A candidate of which only its id, path and similarity are known yet.
-    pub fn unloaded(id: &str, path: &str, similarity: f32) -> Self {
-        Self {
-            id: id.into(),
-            path: path.into(),
-            title: String::new(),
-            heading: String::new(),
-            text: String::new(),
-            tags: String::new(),
-            created_by: String::new(),
-            mtime_ms: 0.0,
-            line_start: 0,
-            line_end: 0,
-            similarity,
-            loaded: false,
-        }
-    }
-}
-
-/// A BM25 match: the chunk, its BM25 score, and its stored vector.
-#[derive(Debug, Clone)]
-pub struct Lexical {
-    pub candidate: Candidate,
-    pub score: f32,
-    pub vector: Vec<f32>,
-}
-
-impl Lexical {
-    /// The candidate with its cosine similarity to `query_vector` (both unit length), and its
-    /// BM25 score.
-    pub fn with_similarity(self, query_vector: &[f32]) -> (Candidate, f32) {
-        let similarity = self.vector.iter().zip(query_vector).map(|(a, b)| a * b).sum();
-        (
-            Candidate {
-                similarity,
-                ..self.candidate
-            },
-            self.score,
-        )
-    }
-}
-
-/// An indexed document and its front matter.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DocumentInfo {
-    pub path: String,
-    pub title: String,
-    pub aliases: Vec<String>,
-    pub tags: Vec<String>,
-    pub mtime_ms: f64,
-    pub created_by: String,
-    pub session: String,
-    pub description: String,
-}
-
-/// What the sync needs to know about an indexed file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileState {
-    pub file_hash: String,
-    pub mtime_ms: f64,
-    pub size: f64,
-    pub chunks: usize,
-}
-
-pub(super) const HIT_COLUMNS: &[&str] = &[
-    "id",
-    "path",
-    "title",
-    "heading",
-    "text",
-    "tags",
-    "created_by",
-    "mtime_ms",
-    "line_start",
-    "line_end",
-];
 
 /// The chunk table.
 #[derive(Debug)]
@@ -229,9 +69,9 @@ pub struct Store {
     /// Times the resident vectors were read from the table (not brought over a write).
     pub(super) resident_loads: AtomicU64,
     /// Superseded path -> the documents that supersede it, cached until the next write.
-    superseded: Mutex<Option<Arc<Superseded>>>,
+    pub(super) superseded: Mutex<Option<Arc<Superseded>>>,
     /// Every document's path and aliases, sorted by path, cached until the next write.
-    names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
+    pub(super) names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
     /// Whether the full-text and `id` indexes exist (checked once, then known).
     has_indices: AtomicBool,
     /// How long superseded versions' files are kept ([`KEEP_VERSIONS_FOR`]).
@@ -368,7 +208,7 @@ impl Store {
         }
         self.forget_cached();
         self.end_write(write, |resident| {
-            resident.apply(paths, rows.iter().map(ChunkRow::resident_fields))
+            resident.apply(paths, rows.iter().map(resident_fields))
         })
         .await
     }
@@ -512,225 +352,12 @@ impl Store {
         Ok(self.table.count_rows(None).await?)
     }
 
-    /// Every indexed file with its hash, mtime, size and chunk count.
-    pub async fn files(&self) -> Result<HashMap<String, FileState>> {
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .select(Select::columns(&["path", "file_hash", "mtime_ms", "size"]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut files: HashMap<String, FileState> = HashMap::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let hash = strings(batch, "file_hash")?;
-            let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>().clone();
-            let size = column(batch, "size")?.as_primitive::<Float64Type>().clone();
-            for row in 0..batch.num_rows() {
-                files
-                    .entry(path.value(row).to_string())
-                    .and_modify(|state| state.chunks += 1)
-                    .or_insert_with(|| FileState {
-                        file_hash: hash.value(row).to_string(),
-                        mtime_ms: mtime.value(row),
-                        size: size.value(row),
-                        chunks: 1,
-                    });
-            }
-        }
-        Ok(files)
-    }
-
-    /// Every indexed document under `path_prefix` with its front matter (from its first chunk),
-    /// sorted by path.
-    pub async fn documents(&self, path_prefix: &str) -> Result<Vec<DocumentInfo>> {
-        let mut filter = "chunk_index = 0".to_string();
-        if !path_prefix.is_empty() {
-            filter.push_str(&format!(" AND starts_with(path, {})", quote(path_prefix)));
-        }
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .only_if(filter)
-            .select(Select::columns(&[
-                "path",
-                "title",
-                "aliases",
-                "tags",
-                "mtime_ms",
-                "created_by",
-                "session",
-                "description",
-            ]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let lines = |value: &str| -> Vec<String> {
-            value
-                .split('\n')
-                .filter(|a| !a.is_empty())
-                .map(str::to_string)
-                .collect()
-        };
-        let mut out = Vec::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let title = strings(batch, "title")?;
-            let aliases = strings(batch, "aliases")?;
-            let tags = strings(batch, "tags")?;
-            let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>();
-            let created_by = strings(batch, "created_by")?;
-            let session = strings(batch, "session")?;
-            let description = strings(batch, "description")?;
-            for row in 0..batch.num_rows() {
-                out.push(DocumentInfo {
-                    path: path.value(row).into(),
-                    title: title.value(row).into(),
-                    aliases: lines(aliases.value(row)),
-                    tags: tags.value(row).split_whitespace().map(str::to_string).collect(),
-                    mtime_ms: mtime.value(row),
-                    created_by: created_by.value(row).into(),
-                    session: session.value(row).into(),
-                    description: description.value(row).into(),
-                });
-            }
-        }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
-    }
-
-    /// Paths some document supersedes, with the documents that do.
-    pub async fn superseded(&self) -> Result<Arc<Superseded>> {
-        if let Some(cached) = self.superseded.lock().unwrap_or_else(|p| p.into_inner()).clone() {
-            return Ok(cached);
-        }
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .only_if("supersedes <> '' AND chunk_index = 0")
-            .select(Select::columns(&["path", "supersedes"]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut map = Superseded::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let col = strings(batch, "supersedes")?;
-            for row in 0..batch.num_rows() {
-                for target in col.value(row).split('\n').filter(|s| !s.is_empty()) {
-                    map.entry(target.to_string())
-                        .or_default()
-                        .push(path.value(row).to_string());
-                }
-            }
-        }
-        map.values_mut().for_each(|by| {
-            by.sort();
-            by.dedup();
-        });
-        let set = Arc::new(map);
-        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = Some(set.clone());
-        Ok(set)
-    }
-
-    /// The aliases of those of `paths` that have any (from each document's first chunk).
-    pub async fn aliases(&self, paths: &[String]) -> Result<HashMap<String, Vec<String>>> {
-        if paths.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let list = paths.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .only_if(format!("chunk_index = 0 AND aliases <> '' AND path IN ({list})"))
-            .select(Select::columns(&["path", "aliases"]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut out = HashMap::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let aliases = strings(batch, "aliases")?;
-            for row in 0..batch.num_rows() {
-                let list: Vec<String> = aliases
-                    .value(row)
-                    .split('\n')
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_string)
-                    .collect();
-                out.insert(path.value(row).to_string(), list);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Every document's path and aliases, sorted by path; cached until the next write.
-    pub async fn names(&self) -> Result<Arc<Vec<DocumentNames>>> {
-        if let Some(cached) = self.names.lock().unwrap_or_else(|p| p.into_inner()).clone() {
-            return Ok(cached);
-        }
-        let names: Vec<DocumentNames> = self
-            .documents("")
-            .await?
-            .into_iter()
-            .map(|doc| DocumentNames {
-                path: doc.path,
-                aliases: doc.aliases,
-            })
-            .collect();
-        let names = Arc::new(names);
-        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = Some(names.clone());
-        Ok(names)
-    }
-
-    /// The `limit` best BM25 matches for `query`, each with its BM25 score and its stored vector
-    /// (the candidate's `similarity` is 0 until [`Lexical::with_similarity`] sets it, so the search
-    /// can run before the query's vector exists).
-    pub async fn lexical(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Lexical>> {
-        let fts = FullTextSearchQuery::new(query.to_string())
-            .with_column("search_text".into())
-            .map_err(|e| StoreError(e.to_string()))?;
-        let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
-        columns.push("vector");
-        let mut search = self
-            .table
-            .query()
-            .full_text_search(fts)
-            .select(Select::columns(&columns))
-            .limit(limit);
-        if let Some(sql) = filter.to_sql() {
-            search = search.only_if(sql);
-        }
-        let batches: Vec<RecordBatch> = search.execute().await?.try_collect().await?;
-        let mut out = Vec::new();
-        for batch in &batches {
-            let vectors = column(batch, "vector")?.as_fixed_size_list().clone();
-            let scores = column(batch, "_score")?.as_primitive::<Float32Type>().clone();
-            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
-                let stored = vectors.value(row);
-                out.push(Lexical {
-                    candidate,
-                    score: scores.value(row),
-                    vector: stored.as_primitive::<Float32Type>().values().to_vec(),
-                });
-            }
-        }
-        // The scan of rows not yet in the full-text index may come back unsorted.
-        out.sort_by(|a, b| b.score.total_cmp(&a.score));
-        Ok(out)
-    }
-
     fn to_batch(&self, rows: &[ChunkRow]) -> Result<RecordBatch> {
         let text =
             |f: fn(&ChunkRow) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
         for row in rows {
             if row.vector.len() != self.dim {
-                return Err(StoreError(format!(
+                return Err(StoreError::new(format!(
                     "a vector of {} dimensions for an index of {}",
                     row.vector.len(),
                     self.dim
@@ -744,7 +371,7 @@ impl Store {
             Arc::new(values),
             None,
         )
-        .map_err(|e| StoreError(e.to_string()))?;
+        .map_err(|e| StoreError::new(e.to_string()))?;
         let columns: Vec<ArrayRef> = vec![
             text(|r| &r.id),
             text(|r| &r.path),
@@ -766,55 +393,14 @@ impl Store {
             Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.line_end))),
             Arc::new(vectors),
         ];
-        RecordBatch::try_new(schema(self.dim), columns).map_err(|e| StoreError(e.to_string()))
+        RecordBatch::try_new(schema(self.dim), columns).map_err(|e| StoreError::new(e.to_string()))
     }
-}
-
-pub(super) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
-    batch
-        .column_by_name(name)
-        .ok_or_else(|| StoreError(format!("column {name} missing from a result")))
-}
-
-pub(super) fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
-    column(batch, name)?
-        .as_any()
-        .downcast_ref::<StringArray>()
-        .ok_or_else(|| StoreError(format!("column {name} is not text")))
-}
-
-pub(super) fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {
-    let id = strings(batch, "id")?;
-    let path = strings(batch, "path")?;
-    let title = strings(batch, "title")?;
-    let heading = strings(batch, "heading")?;
-    let text = strings(batch, "text")?;
-    let tags = strings(batch, "tags")?;
-    let created_by = strings(batch, "created_by")?;
-    let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>();
-    let start = column(batch, "line_start")?.as_primitive::<Int32Type>();
-    let end = column(batch, "line_end")?.as_primitive::<Int32Type>();
-    Ok((0..batch.num_rows())
-        .map(|row| Candidate {
-            id: id.value(row).into(),
-            path: path.value(row).into(),
-            title: title.value(row).into(),
-            heading: heading.value(row).into(),
-            text: text.value(row).into(),
-            tags: tags.value(row).into(),
-            created_by: created_by.value(row).into(),
-            mtime_ms: mtime.value(row),
-            line_start: start.value(row),
-            line_end: end.value(row),
-            similarity: 0.0,
-            loaded: true,
-        })
-        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::filter::Filter;
 
     fn row(path: &str, version: usize) -> ChunkRow {
         ChunkRow {

@@ -18,8 +18,9 @@ use embedd::TextKind;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
+use super::rows::ChunkRow;
 use super::scan::{Changed, Layout, list_markdown, read_changed};
-use super::store::{ChunkRow, Store};
+use super::store::Store;
 use crate::embed::SharedEmbedder;
 use crate::markdown::chunker;
 

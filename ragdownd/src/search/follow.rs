@@ -7,8 +7,9 @@
 
 use super::{Hit, SearchError};
 use crate::index::filter::Filter;
+use crate::index::rows::DocumentNames;
 use crate::index::scan::Layout;
-use crate::index::store::{DocumentNames, Store};
+use crate::index::store::Store;
 use crate::markdown::links::{self, LinkKind, LinkTarget};
 
 /// How many sections of each linked document are placed after the hit that links it.

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Hit;
-use crate::index::store::Candidate;
+use crate::index::rows::Candidate;
 
 /// The RRF constant.
 pub const RRF_K: f64 = 60.0;

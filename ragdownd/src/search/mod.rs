@@ -15,8 +15,9 @@ use regex::Regex;
 
 use crate::embed::{EmbedError, Embedder};
 use crate::index::filter::Filter;
+use crate::index::rows::Candidate;
 use crate::index::scan::Layout;
-use crate::index::store::{Candidate, Store, StoreError};
+use crate::index::store::{Store, StoreError};
 
 pub mod follow;
 pub mod fusion;

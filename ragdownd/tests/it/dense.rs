@@ -3,7 +3,8 @@
 //! this store's writes (brought over in memory) and after another store's (reloaded).
 
 use ragdownd::index::filter::Filter;
-use ragdownd::index::store::{Candidate, ChunkRow, Store};
+use ragdownd::index::rows::{Candidate, ChunkRow};
+use ragdownd::index::store::Store;
 
 const DIM: usize = 32;
 
