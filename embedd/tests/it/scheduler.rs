@@ -61,6 +61,43 @@ async fn resident_becomes(embedder: &embedd::LocalEmbedder, sessions: usize) {
     until(deadline, &what, || embedder.resident_sessions() == sessions).await;
 }
 
+/// Sends `documents()` in a task of its own and waits until all 48 are queued (the embedder
+/// paused), returning the task.
+async fn queue_documents(
+    embedder: &embedd::LocalEmbedder,
+) -> tokio::task::JoinHandle<Result<Vec<Vec<f32>>, embedd::EmbedError>> {
+    let bulk = {
+        let embedder = embedder.clone();
+        tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    until(deadline, "the documents never queued", || {
+        embedder.depth()[Lane::Bulk.index()].texts >= 48
+    })
+    .await;
+    bulk
+}
+
+/// Asserts that a query is answered without making a bulk session again.
+async fn a_query_leaves_the_bulk_sessions_resting(embedder: &embedd::LocalEmbedder) {
+    let resident = embedder.resident_sessions();
+    let query = embedder
+        .embed(vec!["drain the node".into()], TextKind::Query)
+        .await
+        .unwrap();
+    assert_eq!(query.len(), 1);
+    assert_eq!(embedder.resident_sessions(), resident, "a query made a bulk session");
+}
+
+/// Asserts that a remade session gave the same vectors.
+fn assert_same_vectors(after: &[Vec<f32>], before: &[Vec<f32>]) {
+    assert_eq!(after.len(), before.len());
+    for (a, b) in after.iter().zip(before) {
+        let cosine: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cosine > 0.9999, "a remade session gave another vector ({cosine})");
+    }
+}
+
 fn documents() -> Vec<String> {
     (0..48)
         .map(|i| format!("runbook step {i}: drain the node, restart the service, check the logs"))
@@ -81,21 +118,12 @@ async fn bulk_sessions_rest_when_told_and_come_back_for_the_next_documents() {
     embedder.rest();
     resident_becomes(&embedder, 1).await;
     // A query runs on the session kept for queries: no bulk session is made for it.
-    let query = embedder
-        .embed(vec!["restart the service".into()], TextKind::Query)
-        .await
-        .unwrap();
-    assert_eq!(query.len(), 1);
-    assert_eq!(embedder.resident_sessions(), 1);
+    a_query_leaves_the_bulk_sessions_resting(&embedder).await;
 
     // The next documents make a bulk session again, with the same weights.
     let after = embedder.embed(documents(), TextKind::Document).await.unwrap();
     assert!(embedder.resident_sessions() >= 2);
-    assert_eq!(after.len(), before.len());
-    for (a, b) in after.iter().zip(&before) {
-        let cosine: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-        assert!(cosine > 0.9999, "a remade session gave another vector ({cosine})");
-    }
+    assert_same_vectors(&after, &before);
 }
 
 #[tokio::test]
@@ -110,15 +138,7 @@ async fn a_rest_waits_for_queued_documents_and_a_session_serving_queries_keeps_i
     })
     .await;
     assert_eq!(embedder.resident_sessions(), 2);
-    let bulk = {
-        let embedder = embedder.clone();
-        tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    until(deadline, "the documents never queued", || {
-        embedder.depth()[Lane::Bulk.index()].texts >= 48
-    })
-    .await;
+    let bulk = queue_documents(&embedder).await;
     embedder.rest();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
@@ -130,12 +150,7 @@ async fn a_rest_waits_for_queued_documents_and_a_session_serving_queries_keeps_i
     embedder.resume();
     assert_eq!(bulk.await.unwrap().unwrap().len(), 48);
     resident_becomes(&embedder, 1).await;
-    let query = embedder
-        .embed(vec!["drain the node".into()], TextKind::Query)
-        .await
-        .unwrap();
-    assert_eq!(query.len(), 1);
-    assert_eq!(embedder.resident_sessions(), 1);
+    a_query_leaves_the_bulk_sessions_resting(&embedder).await;
 }
 
 #[tokio::test]
@@ -148,15 +163,7 @@ async fn bulk_sessions_rest_on_their_own_after_a_while_without_bulk_work_never_w
         ..LocalOptions::default()
     })
     .await;
-    let bulk = {
-        let embedder = embedder.clone();
-        tokio::spawn(async move { embedder.embed(documents(), TextKind::Document).await })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    until(deadline, "the documents never queued", || {
-        embedder.depth()[Lane::Bulk.index()].texts >= 48
-    })
-    .await;
+    let bulk = queue_documents(&embedder).await;
     // Past the idle time with documents waiting (paused): nobody rests.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
@@ -168,19 +175,11 @@ async fn bulk_sessions_rest_on_their_own_after_a_while_without_bulk_work_never_w
     embedder.resume();
     let before = bulk.await.unwrap().unwrap();
     resident_becomes(&embedder, 1).await;
-    let query = embedder
-        .embed(vec!["drain the node".into()], TextKind::Query)
-        .await
-        .unwrap();
-    assert_eq!(query.len(), 1);
-    assert_eq!(embedder.resident_sessions(), 1, "a query made a bulk session");
+    a_query_leaves_the_bulk_sessions_resting(&embedder).await;
 
     // Only a bulk session embeds documents, so these coming back means one was made again.
     let after = embedder.embed(documents(), TextKind::Document).await.unwrap();
-    for (a, b) in after.iter().zip(&before) {
-        let cosine: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-        assert!(cosine > 0.9999, "a remade session gave another vector ({cosine})");
-    }
+    assert_same_vectors(&after, &before);
     resident_becomes(&embedder, 1).await;
 }
 
