@@ -6,12 +6,11 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Parser;
 
 use crate::batch::BatchLimits;
-use crate::local::{DEFAULT_REST_AFTER_IDLE, LocalEmbedder, LocalOptions, default_threads};
+use crate::local::{DEFAULT_REST_AFTER_IDLE, LocalEmbedder, LocalOptions, default_threads, rest_after_secs};
 use crate::model::{self, ModelSource};
 use crate::provider::Provider;
 use crate::registry::{self, ModelSpec};
@@ -177,7 +176,7 @@ impl Config {
                 max_queue_tokens: cli.max_queue_tokens,
                 start_paused: false,
                 interactive_session: !cli.no_interactive_session,
-                rest_after_idle: (cli.rest_after_secs > 0).then(|| Duration::from_secs(cli.rest_after_secs)),
+                rest_after_idle: rest_after_secs(cli.rest_after_secs),
             },
             grpc_addr: cli.grpc_addr,
             http_addr: cli.http_addr,
@@ -199,6 +198,8 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn parse(args: &[&str]) -> Result<Config, ConfigError> {

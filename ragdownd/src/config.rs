@@ -264,7 +264,7 @@ impl Config {
             threads: o.threads.unwrap_or(defaults.threads),
             sessions: o.sessions.unwrap_or(0),
             interactive_session: o.query_session,
-            rest_after_idle: (o.rest_after_secs > 0).then(|| std::time::Duration::from_secs(o.rest_after_secs)),
+            rest_after_idle: embedd::local::rest_after_secs(o.rest_after_secs),
             ..defaults
         };
         Ok(Self {

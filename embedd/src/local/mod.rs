@@ -70,6 +70,12 @@ pub struct LocalOptions {
 /// in a query) at most once a minute.
 pub const DEFAULT_REST_AFTER_IDLE: Duration = Duration::from_secs(60);
 
+/// [`LocalOptions::rest_after_idle`] from a setting in seconds, where 0 means never
+/// (`EMBEDD_REST_AFTER_SECS`, ragdownd's `RAGDOWN_REST_AFTER_SECS`).
+pub fn rest_after_secs(secs: u64) -> Option<Duration> {
+    (secs > 0).then(|| Duration::from_secs(secs))
+}
+
 impl Default for LocalOptions {
     fn default() -> Self {
         Self {
