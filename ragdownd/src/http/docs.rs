@@ -67,15 +67,17 @@ pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
     responses((status = 200, body = Doc), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(path)?;
     let read_scope = scope.clone();
     let inner = rel.clone();
     let bytes = tokio::task::spawn_blocking(move || tools::read_file(&read_scope, &inner))
         .await
         .map_err(|err| ApiError::internal(err.to_string()))??;
     let root_path = scope.to_root_path(&tools::write::shown(&rel));
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let total = tools::split_lines(&text).len();
+    // Lines joined with `\n`, as the original sends them; `hash` stays that of the bytes on disk,
+    // and a save with it keeps the file's CRLF.
+    let text = tools::split_lines(&String::from_utf8_lossy(&bytes)).join("\n");
+    let total = text.split('\n').count();
     let store = scope.engine.store();
     let meta = store
         .documents(&root_path)
@@ -145,7 +147,7 @@ pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<S
 pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     state.writable()?;
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(path)?;
     if !crate::index::scan::is_markdown(&rel) {
         return Err(ApiError::bad_request(format!(
             "not a Markdown file (.md, .markdown, .mdx): {path}"
@@ -202,7 +204,7 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
         (status = 404, body = ErrorBody)))]
 pub async fn file(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(path)?;
     if rel.split('/').any(is_skipped) {
         return Err(ApiError::not_found());
     }

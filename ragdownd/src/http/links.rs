@@ -26,7 +26,7 @@ fn round4(x: f32) -> f64 {
 }
 
 /// `GET /api/search?folder=&q=&tag=&top_k=`: `{hits:[…]}` with root-relative paths, whole section
-/// texts and similarities to 4 decimals; top_k 10 by default, at most 50.
+/// texts and similarities to 4 decimals; top_k 10 by default, more than 50 capped at 50.
 #[utoipa::path(get, path = "/api/search", tag = "links", params(SearchQuery),
     responses((status = 200, body = SearchHits), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<SearchQuery>) -> ApiResult {
@@ -34,11 +34,17 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
     let q = required(&query.q, "q")?;
     let top_k = match query.top_k.as_deref().filter(|t| !t.is_empty()) {
         None => DEFAULT_TOP_K,
+        // Past the most is capped, as the original does; nothing or 0 is not a request.
         Some(raw) => raw
-            .parse::<usize>()
+            .parse::<u64>()
             .ok()
-            .filter(|n| (1..=MAX_TOP_K).contains(n))
-            .ok_or_else(|| ApiError::bad_request(format!("top_k must be a whole number from 1 to {MAX_TOP_K}")))?,
+            .filter(|n| *n >= 1)
+            .map(|n| usize::try_from(n).unwrap_or(MAX_TOP_K).min(MAX_TOP_K))
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "top_k must be a whole number from 1 (at most {MAX_TOP_K} are returned)"
+                ))
+            })?,
     };
     let scope = state.folder_scope(folder)?;
     let args = RecallArgs {
@@ -79,7 +85,7 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
 pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<ResolveQuery>) -> ApiResult {
     let from = required(&query.from, "from")?;
     let link = required(&query.link, "link")?;
-    let (scope, rel) = state.in_folder(from)?;
+    let (scope, rel) = state.existing_in_folder(from)?;
     let found = tools::read::resolve_link(&scope, &rel, link).await?;
     let Some((path, anchor)) = found else {
         return Err(ApiError::new(
@@ -97,7 +103,7 @@ pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
     responses((status = 200, body = Backlinks), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn backlinks(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<BacklinksQuery>) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(path)?;
     let found = tools::links_to(&scope, &rel).await?;
     let mut found: Backlinks =
         serde_json::from_value(found).map_err(|err| ApiError::internal(format!("backlinks: {err}")))?;

@@ -123,19 +123,35 @@ impl AppState {
     }
 
     /// A root-relative path (`notes/a/b.md`) as its folder's scope and the path inside it, so it
-    /// goes through the tools' code and path check like an agent's; 400 when the first segment is
-    /// not a folder.
+    /// goes through the tools' code and path check like an agent's: for the routes that write.
+    /// 400 for an absolute path, and when the first segment is not a folder.
     pub fn in_folder(&self, path: &str) -> ApiResult<(Scope, String)> {
-        let engine = self.ready()?;
+        self.locate(path)?
+            .ok_or_else(|| ApiError::bad_request(format!("not inside a folder: {path}")))
+    }
+
+    /// As [`Self::in_folder`], for the routes that read or remove what is there: a path that is
+    /// not inside a folder (a loose file, a folder that does not exist) is a 404, as for any file
+    /// the index does not hold. An absolute path is still a 400.
+    pub fn existing_in_folder(&self, path: &str) -> ApiResult<(Scope, String)> {
+        self.locate(path)?.ok_or_else(ApiError::not_found)
+    }
+
+    /// The folder scope and inner path of a root-relative path; `None` when it is not inside a
+    /// folder. Backslashes are separators; a path that starts at a root (`/x`, `\x`, `C:/x`) is
+    /// refused rather than read as root-relative, so nothing is made where the caller did not mean.
+    fn locate(&self, path: &str) -> ApiResult<Option<(Scope, String)>> {
         let clean = path.trim().replace('\\', "/");
-        let (name, rest) = clean
-            .trim_start_matches('/')
-            .split_once('/')
-            .unwrap_or((clean.as_str(), ""));
-        let folder = crate::folders::get(&self.config.docs_dir, name)
-            .filter(|_| !rest.is_empty())
-            .ok_or_else(|| ApiError::bad_request(format!("not inside a folder: {path}")))?;
-        Ok((Scope::folder(engine, &folder, ""), rest.to_string()))
+        let drive = clean.as_bytes();
+        if clean.starts_with('/') || (drive.len() >= 2 && drive[0].is_ascii_alphabetic() && drive[1] == b':') {
+            return Err(ApiError::bad_request(format!(
+                "paths are relative to the docs directory (<folder>/<path>), not absolute: {path}"
+            )));
+        }
+        let engine = self.ready()?;
+        let (name, rest) = clean.split_once('/').unwrap_or((clean.as_str(), ""));
+        let folder = crate::folders::get(&self.config.docs_dir, name).filter(|_| !rest.is_empty());
+        Ok(folder.map(|folder| (Scope::folder(engine, &folder, ""), rest.to_string())))
     }
 
     /// A folder's scope by name; 404 `no such folder` for anything else.

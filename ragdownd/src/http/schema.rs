@@ -161,12 +161,12 @@ pub struct DocInfo {
     pub aliases: Vec<String>,
     /// The documents that replace this one.
     pub superseded_by: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The front matter's `description`; `null` when there is none (every key is sent, as the
+    /// original does).
     pub description: Option<String>,
-    /// The tool that wrote it, when an agent did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The tool that wrote it, when an agent did; `null` for a person's document.
     pub created_by: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The agent session that wrote it, when one did.
     pub session: Option<String>,
 }
 
@@ -242,7 +242,7 @@ pub struct SearchQuery {
     pub q: Option<String>,
     /// A tag; its sub-tags match too.
     pub tag: Option<String>,
-    /// 1 to 50; 10 when left out.
+    /// From 1; 10 when left out, more than 50 capped at 50.
     pub top_k: Option<String>,
 }
 
@@ -260,7 +260,7 @@ pub struct SearchHit {
     pub text: String,
     pub tags: Vec<String>,
     pub mtime_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The tool that wrote the document, when an agent did; `null` for a person's document.
     pub created_by: Option<String>,
 }
 
@@ -342,8 +342,8 @@ pub struct HookView {
     pub min_score: Option<f64>,
     pub min_ratio: Option<f64>,
     pub max_chars: usize,
-    /// The best score an unrelated prompt reached with the loaded embedder, when measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The best score an unrelated prompt reached with the loaded embedder; `null` when not
+    /// measured (and in `env`).
     pub unrelated_score: Option<f64>,
 }
 
@@ -373,6 +373,8 @@ pub struct SavedView {
     pub text_limit: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_per_document: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow_links: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query_log: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -409,6 +411,7 @@ pub struct SettingsPatch {
     pub root_mcp: Option<bool>,
     pub text_limit: Option<u64>,
     pub max_per_document: Option<u64>,
+    pub follow_links: Option<u64>,
     pub query_log: Option<bool>,
     pub hook: Option<FolderHook>,
 }

@@ -77,6 +77,7 @@ fn saved_view(saved: &SavedSettings) -> SavedView {
         root_mcp: saved.root_mcp,
         text_limit: saved.text_limit,
         max_per_document: saved.max_per_document,
+        follow_links: saved.follow_links,
         query_log: saved.query_log,
         hook: any_hook.then_some(hook),
     }

@@ -56,7 +56,7 @@ impl Values {
             text_limit: saved.text_limit.unwrap_or(self.text_limit),
             search: SearchSettings {
                 max_per_document: saved.max_per_document.unwrap_or(self.search.max_per_document),
-                follow_links: self.search.follow_links,
+                follow_links: saved.follow_links.unwrap_or(self.search.follow_links),
             },
             query_log: saved.query_log.unwrap_or(self.query_log),
             hook: HookDefaults {

@@ -13,12 +13,13 @@ use super::hook::{HookOverrides, MAX_TOP_K};
 pub const SAVED_SETTINGS_FILE: &str = ".ragdown-server.json";
 
 /// The keys Settings → Server saves, in the order `/api/status` shows them.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "embedder",
     "watch",
     "root_mcp",
     "text_limit",
     "max_per_document",
+    "follow_links",
     "query_log",
     "hook",
 ];
@@ -34,6 +35,7 @@ pub struct SavedSettings {
     pub root_mcp: Option<bool>,
     pub text_limit: Option<usize>,
     pub max_per_document: Option<usize>,
+    pub follow_links: Option<usize>,
     pub query_log: Option<bool>,
     pub hook: HookOverrides,
 }
@@ -72,6 +74,7 @@ impl SavedSettings {
             root_mcp: flag("root_mcp"),
             text_limit: count("text_limit"),
             max_per_document: count("max_per_document"),
+            follow_links: count("follow_links"),
             query_log: flag("query_log"),
             hook: HookOverrides::from_json(object.get("hook"), where_),
         }
@@ -159,7 +162,7 @@ fn check(key: &str, value: &Value) -> Result<Option<Value>, String> {
             .as_str()
             .is_some_and(|name| !name.trim().is_empty() && name.trim() == name),
         "watch" | "root_mcp" | "query_log" => value.is_boolean(),
-        "text_limit" | "max_per_document" => value.as_u64().is_some_and(|n| n <= u32::MAX as u64),
+        "text_limit" | "max_per_document" | "follow_links" => value.as_u64().is_some_and(|n| n <= u32::MAX as u64),
         _ => false,
     };
     if ok {
@@ -208,7 +211,7 @@ mod tests {
     fn saved_values_of_the_wrong_type_are_left_out() {
         let object = json!({
             "embedder": "minilm", "watch": "yes", "root_mcp": true, "text_limit": -1,
-            "max_per_document": 3, "query_log": true, "hook": {"top_k": 2, "min_ratio": 0.5}, "extra": 1
+            "max_per_document": 3, "follow_links": "two", "query_log": true, "hook": {"top_k": 2, "min_ratio": 0.5}, "extra": 1
         });
         let saved = SavedSettings::from_object(object.as_object().unwrap(), "test");
         assert_eq!(saved.embedder.as_deref(), Some("minilm"));
@@ -217,6 +220,7 @@ mod tests {
             (None, Some(true), None)
         );
         assert_eq!((saved.max_per_document, saved.query_log), (Some(3), Some(true)));
+        assert_eq!(saved.follow_links, None);
         assert_eq!((saved.hook.top_k, saved.hook.min_ratio), (Some(2), Some(0.5)));
     }
 
@@ -227,6 +231,7 @@ mod tests {
             (json!({"colour": "teal"}), "unknown setting: colour"),
             (json!({"watch": 1}), "watch must be true or false"),
             (json!({"text_limit": -5}), "text_limit must be a whole number"),
+            (json!({"follow_links": 1.5}), "follow_links must be a whole number"),
             (json!({"embedder": ""}), "embedder must be an embedder's name"),
             (
                 json!({"hook": {"top_k": 51}}),

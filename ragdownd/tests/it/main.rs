@@ -4,6 +4,7 @@
 
 mod api;
 mod api_docs;
+mod api_dropin;
 mod api_settings;
 mod context;
 mod context_rules;

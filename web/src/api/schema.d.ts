@@ -220,7 +220,7 @@ export interface paths {
         };
         /**
          * `GET /api/search?folder=&q=&tag=&top_k=`: `{hits:[…]}` with root-relative paths, whole section
-         *     texts and similarities to 4 decimals; top_k 10 by default, at most 50.
+         *     texts and similarities to 4 decimals; top_k 10 by default, more than 50 capped at 50.
          */
         get: operations["search"];
         put?: never;
@@ -312,14 +312,19 @@ export interface components {
         DocInfo: {
             aliases: string[];
             chunks: number;
-            /** @description The tool that wrote it, when an agent did. */
+            /** @description The tool that wrote it, when an agent did; `null` for a person's document. */
             created_by?: string | null;
+            /**
+             * @description The front matter's `description`; `null` when there is none (every key is sent, as the
+             *     original does).
+             */
             description?: string | null;
             folder: string;
             /** Format: double */
             mtime_ms: number;
             /** @description Root-relative: `<folder>/<path>`. */
             path: string;
+            /** @description The agent session that wrote it, when one did. */
             session?: string | null;
             /** Format: double */
             size: number;
@@ -407,7 +412,8 @@ export interface components {
             top_k: number;
             /**
              * Format: double
-             * @description The best score an unrelated prompt reached with the loaded embedder, when measured.
+             * @description The best score an unrelated prompt reached with the loaded embedder; `null` when not
+             *     measured (and in `env`).
              */
             unrelated_score?: number | null;
         };
@@ -475,6 +481,7 @@ export interface components {
         /** @description What `.ragdown-server.json` sets. */
         SavedView: {
             embedder?: string | null;
+            follow_links?: number | null;
             hook?: null | components["schemas"]["FolderHook"];
             max_per_document?: number | null;
             query_log?: boolean | null;
@@ -484,6 +491,7 @@ export interface components {
         };
         /** @description One search hit. */
         SearchHit: {
+            /** @description The tool that wrote the document, when an agent did; `null` for a person's document. */
             created_by?: string | null;
             /** Format: int32 */
             end_line: number;
@@ -514,6 +522,8 @@ export interface components {
         /** @description `PATCH /api/settings`: any of these; `null` reverts one to its variable. */
         SettingsPatch: {
             embedder?: string | null;
+            /** Format: int64 */
+            follow_links?: number | null;
             hook?: null | components["schemas"]["FolderHook"];
             /** Format: int64 */
             max_per_document?: number | null;
@@ -1242,7 +1252,7 @@ export interface operations {
                 q?: string;
                 /** @description A tag; its sub-tags match too. */
                 tag?: string;
-                /** @description 1 to 50; 10 when left out. */
+                /** @description From 1; 10 when left out, more than 50 capped at 50. */
                 top_k?: string;
             };
             header?: never;

@@ -24,6 +24,7 @@ const FLAGS = [
 const COUNTS = [
   { key: "text_limit", label: "Characters per search hit", hint: "For the search tools' text output." },
   { key: "max_per_document", label: "Sections per document", hint: "0 is no cap." },
+  { key: "follow_links", label: "Follow links", hint: "How many of a search's best hits have their wikilinks followed; 0 is off." },
 ] as const;
 
 function parseServer(key: string, text: string): Parsed<string | number | boolean> {
@@ -43,6 +44,7 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
       query_log: asText(saved.query_log),
       text_limit: asText(saved.text_limit),
       max_per_document: asText(saved.max_per_document),
+      follow_links: asText(saved.follow_links),
     },
     hook: hookDraft(saved.hook),
   }));
@@ -115,7 +117,7 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
             <FlagSelect key={f.key} label={f.label} hint={f.hint} env={ENV[f.key]} envValue={env[f.key]} value={values[f.key] ?? ""} onChange={set(f.key)} />
           ))}
         </div>
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid gap-4 sm:grid-cols-3">
           {COUNTS.map((f) => (
             <NumberField key={f.key} label={f.label} hint={f.hint} value={values[f.key] ?? ""} onChange={set(f.key)} placeholder={inherited(ENV[f.key], env[f.key])} error={errors[f.key]} step="1" />
           ))}

@@ -118,7 +118,7 @@ function IndexSettingsCard({ status: s }: { status: Status }) {
         <Row label="Sections per document" hint="Most sections of one document a search returns; the rest come from other documents." source={sourceOf(saved.max_per_document, ENV.max_per_document)}>
           {v.max_per_document === 0 ? "No cap" : v.max_per_document}
         </Row>
-        <Row label="Follow links" hint="How many of a search's best hits have their wikilinks followed." source={`From ${ENV.follow_links}`}>
+        <Row label="Follow links" hint="How many of a search's best hits have their wikilinks followed: each linked document's closest sections come right after the hit." source={sourceOf(saved.follow_links, ENV.follow_links)}>
           {v.follow_links === 0 ? "Off" : v.follow_links}
         </Row>
         <Row label="Every folder at /mcp" hint="Bare /mcp serves every folder with MCP on as one server, where agents can also make folders." source={sourceOf(saved.root_mcp, ENV.root_mcp)}>
