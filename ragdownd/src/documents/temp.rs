@@ -5,13 +5,17 @@
 //! [`super::write`]). The writer holds an advisory lock on its temp file until the rename, so a
 //! temp file nobody holds a lock on, and that has not been touched for a while, belongs to a
 //! process that was killed mid-write: [`remove_if_abandoned`] deletes it. The indexer calls that
-//! for every such file its walk meets, so a restart cleans up what a crash left.
+//! for every such file its walk meets, so a restart cleans up what a crash left; one too young to
+//! judge (a restart right after the kill) is looked at again once it is old enough
+//! ([`recheck_later`]), so it does not wait for a sync that may never come.
 //!
 //! A leaf module: it knows nothing of the index, so the indexer may use it.
 
+use std::collections::HashSet;
 use std::fs::{self, File};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 /// The start of a temp file's name.
@@ -52,6 +56,45 @@ pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
         }
         Err(fs::TryLockError::WouldBlock) => Ok(false),
         Err(fs::TryLockError::Error(err)) => Err(err),
+    }
+}
+
+/// Temp files waiting for [`recheck_later`]'s look; one thread looks at them all.
+static WAITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Looks at `paths` (temp files a walk left because they were too young or held) again once
+/// [`ABANDONED_AFTER`] has passed, and removes those whose writer is gone by then. At most one
+/// thread waits at a time, however many walks ask; a path asked for twice is looked at once.
+pub fn recheck_later(paths: Vec<PathBuf>) {
+    if paths.is_empty() {
+        return;
+    }
+    let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
+    let first = waiting.is_none();
+    waiting.get_or_insert_with(HashSet::new).extend(paths);
+    if !first {
+        return;
+    }
+    drop(waiting);
+    let spawned = std::thread::Builder::new().name("temp-recheck".into()).spawn(|| {
+        std::thread::sleep(ABANDONED_AFTER + Duration::from_secs(1));
+        let paths = WAITING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        for path in paths {
+            match remove_if_abandoned(&path) {
+                Ok(true) => tracing::warn!(path = %path.display(), "removed a temp file a killed write left"),
+                Ok(false) => {}
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => tracing::warn!(path = %path.display(), %err, "cannot remove an abandoned temp file"),
+            }
+        }
+    });
+    if let Err(err) = spawned {
+        tracing::warn!(%err, "cannot look at young temp files later");
+        *WAITING.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 

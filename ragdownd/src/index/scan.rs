@@ -50,12 +50,14 @@ pub fn is_skipped(name: &str) -> bool {
 }
 
 /// The Markdown files of `docs_dir` that `layout` indexes, sorted by path. Abandoned temp files of
-/// killed writes are removed on the way.
+/// killed writes are removed on the way, and young ones once they are old enough to judge.
 pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Listed>, String> {
     if !docs_dir.is_dir() {
         return Err("not a directory".into());
     }
     let mut out = Vec::new();
+    // Temp files too young (or still held) to judge now: looked at again once they can be.
+    let mut young = Vec::new();
     let walker = walkdir::WalkDir::new(docs_dir)
         .follow_links(false)
         .sort_by_file_name()
@@ -76,7 +78,7 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
             // A write's temp file: never indexed, and removed once its writer is gone.
             match temp::remove_if_abandoned(entry.path()) {
                 Ok(true) => tracing::warn!(path = %entry.path().display(), "removed a temp file a killed write left"),
-                Ok(false) => {}
+                Ok(false) => young.push(entry.path().to_path_buf()),
                 Err(err) => {
                     tracing::warn!(path = %entry.path().display(), %err, "cannot remove an abandoned temp file")
                 }
@@ -106,6 +108,7 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
             size: meta.len() as f64,
         });
     }
+    temp::recheck_later(young);
     Ok(out)
 }
 

@@ -283,3 +283,77 @@ fn fs_free(dir: &Path) -> u64 {
         .and_then(|line| line.trim().parse().ok())
         .unwrap()
 }
+
+/// The names of the write temp files directly in `dir`.
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| ragdownd::documents::temp::is_temp_name(name))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_temp_file_of_a_killed_write_is_removed_soon_after_a_restart() {
+    let docs = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let big = docs.path().join("big.md");
+    let old = "# Big\n\nThe old version.\n";
+    let new = format!(
+        "# Big\n\n{}",
+        "a line of the new version, long enough to take a while\n".repeat(150_000)
+    );
+    // The user's own files that look a little like ours stay.
+    write(docs.path(), ".notes.tmp", "mine");
+    write(docs.path(), ".ragdown-notes.txt", "mine too");
+    // Kill a write while its temp file is there; a kill that lands after the rename is tried again.
+    let mut killed = false;
+    for _ in 0..20 {
+        std::fs::write(&big, old).unwrap();
+        let mut client = StdioClient::start(&test_env(docs.path(), data.path())).await;
+        client.ok("ragdown_reindex", json!({})).await;
+        let arguments =
+            json!({"path": "big.md", "text": new, "base_hash": ragdownd::documents::content_hash(old.as_bytes())});
+        client
+            .send_request("tools/call", json!({"name": "ragdown_write", "arguments": arguments}))
+            .await;
+        let (dir, size) = (docs.path().to_path_buf(), new.len() as u64);
+        let landed = tokio::task::spawn_blocking(move || {
+            let started = Instant::now();
+            loop {
+                if !temp_files(&dir).is_empty() {
+                    return false;
+                }
+                if std::fs::metadata(dir.join("big.md")).map(|m| m.len()).unwrap_or(0) == size {
+                    return true;
+                }
+                assert!(started.elapsed() < Duration::from_secs(60), "the write never began");
+            }
+        })
+        .await
+        .unwrap();
+        client.kill().await;
+        if !landed && !temp_files(docs.path()).is_empty() {
+            killed = true;
+            break;
+        }
+    }
+    assert!(killed, "no kill landed while the temp file was there");
+    // A restart at once: the temp file is too young for its first walk to judge, and goes soon after.
+    let mut client = StdioClient::start(&test_env(docs.path(), data.path())).await;
+    let deadline = Instant::now() + ragdownd::documents::temp::ABANDONED_AFTER + Duration::from_secs(20);
+    while !temp_files(docs.path()).is_empty() {
+        assert!(Instant::now() < deadline, "still there: {:?}", temp_files(docs.path()));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(std::fs::read_to_string(docs.path().join(".notes.tmp")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(docs.path().join(".ragdown-notes.txt")).unwrap(),
+        "mine too"
+    );
+    let now = std::fs::read(&big).unwrap();
+    assert!(now == old.as_bytes() || now == new.as_bytes(), "the document is whole");
+    let stats = stats(&client.ok("ragdown_stats", json!({})).await);
+    assert_eq!(stats["files"], 1, "{stats}");
+}
