@@ -1,6 +1,8 @@
 //! `http-load`: many MCP clients over streamable HTTP against one running `ragdownd serve`, for a
 //! fixed time: `ragdown_recall`, `ragdown_context` and hash-guarded `ragdown_edit`s (each client
-//! edits a document of its own, read first for its hash). Reports requests per second, latency
+//! edits a document of its own, read first for its hash). Clients mix the three (`--clients`,
+//! `--edit-every`), or are writers that only edit and readers that only search (`--writers`,
+//! `--readers`), for an edit's latency with and without searches beside it. Reports requests per second, latency
 //! percentiles per tool, errors, and the server's resident memory sampled once a second (from
 //! `/proc/<pid>/status`), with its growth over the run, as one JSON object on stdout.
 //!
@@ -31,6 +33,12 @@ struct Cli {
     /// Every how many calls of a client one is an edit (the rest alternate recall and context).
     #[arg(long, default_value_t = 10)]
     edit_every: usize,
+    /// Clients that only edit, instead of `--clients` mixed ones.
+    #[arg(long)]
+    writers: Option<usize>,
+    /// Clients that only search (recall and context in turn), beside `--writers`.
+    #[arg(long)]
+    readers: Option<usize>,
     /// The server's PID, for its memory.
     #[arg(long)]
     pid: Option<u32>,
@@ -72,12 +80,22 @@ fn main() -> anyhow::Result<()> {
             samples
         })
     });
+    let roles: Vec<Role> = if cli.writers.is_some() || cli.readers.is_some() {
+        let writers = std::iter::repeat_n(Role::Writer, cli.writers.unwrap_or(0));
+        writers
+            .chain(std::iter::repeat_n(Role::Reader, cli.readers.unwrap_or(0)))
+            .collect()
+    } else {
+        vec![Role::Mixed(cli.edit_every.max(1)); cli.clients]
+    };
+    anyhow::ensure!(!roles.is_empty(), "no clients");
     let started = Instant::now();
-    let clients: Vec<_> = (0..cli.clients)
-        .map(|client| {
+    let clients: Vec<_> = roles
+        .iter()
+        .enumerate()
+        .map(|(client, &role)| {
             let (url, token, queries, stop) = (cli.url.clone(), cli.token.clone(), queries.clone(), stop.clone());
-            let edit_every = cli.edit_every.max(1);
-            std::thread::spawn(move || run_client(client, &url, &token, &queries, edit_every, &stop))
+            std::thread::spawn(move || run_client(client, &url, &token, &queries, role, &stop))
         })
         .collect();
     std::thread::sleep(Duration::from_secs(cli.seconds));
@@ -110,7 +128,9 @@ fn main() -> anyhow::Result<()> {
     println!(
         "{}",
         json!({
-            "clients": cli.clients,
+            "clients": roles.len(),
+            "writers": roles.iter().filter(|r| **r == Role::Writer).count(),
+            "readers": roles.iter().filter(|r| **r == Role::Reader).count(),
             "seconds": elapsed,
             "requests": requests,
             "requests_per_s": requests as f64 / elapsed,
@@ -130,28 +150,51 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_client(client: usize, url: &str, token: &str, queries: &[String], edit_every: usize, stop: &AtomicBool) -> Seen {
+/// What a client calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    /// Every so many calls an edit, the rest recall and context in turn.
+    Mixed(usize),
+    /// Only edits.
+    Writer,
+    /// Only recall and context.
+    Reader,
+}
+
+impl Role {
+    fn edits(self, n: usize) -> bool {
+        match self {
+            Self::Mixed(every) => n.is_multiple_of(every),
+            Self::Writer => true,
+            Self::Reader => false,
+        }
+    }
+}
+
+fn run_client(client: usize, url: &str, token: &str, queries: &[String], role: Role, stop: &AtomicBool) -> Seen {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let mut seen = Seen::default();
     let path = format!("load/client-{client}.md");
-    let created = call(
-        &agent,
-        url,
-        token,
-        "ragdown_write",
-        json!({"path": path, "text": "# Load\n\nEND\n"}),
-    );
-    if let Err(err) = created
-        && !err.contains("exists")
-    {
-        seen.errors.push(err);
+    if role != Role::Reader {
+        let created = call(
+            &agent,
+            url,
+            token,
+            "ragdown_write",
+            json!({"path": path, "text": "# Load\n\nEND\n"}),
+        );
+        if let Err(err) = created
+            && !err.contains("exists")
+        {
+            seen.errors.push(err);
+        }
     }
     let mut n = client;
     while !stop.load(Ordering::Relaxed) {
         n += 1;
         let query = &queries[n % queries.len()];
         let started = Instant::now();
-        let (kind, result) = if n.is_multiple_of(edit_every) {
+        let (kind, result) = if role.edits(n) {
             ("edit", edit(&agent, url, token, &path, n))
         } else if n.is_multiple_of(2) {
             (

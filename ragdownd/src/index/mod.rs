@@ -1,8 +1,10 @@
 //! The index: the LanceDB store (with its dense pool over resident vectors, and the filters both
-//! pools read), its `meta.json`, diff sync and the file watcher.
+//! pools read), its `meta.json`, diff sync (and when it folds its writes into the indices) and the
+//! file watcher.
 
 pub mod dense;
 pub mod filter;
+pub mod fold;
 pub mod meta;
 pub mod primary;
 pub mod reads;

@@ -334,6 +334,20 @@ impl Store {
         Ok(times)
     }
 
+    /// Rows the full-text index does not cover yet (written since the last [`Store::optimize`]);
+    /// searches scan them, so they are found all the same. 0 before the index exists.
+    pub async fn unindexed_rows(&self) -> Result<usize> {
+        let indices = self.table.list_indices().await?;
+        let Some(text) = indices
+            .iter()
+            .find(|index| index.columns.iter().any(|c| c == "search_text"))
+        else {
+            return Ok(0);
+        };
+        let stats = self.table.index_stats(&text.name).await?;
+        Ok(stats.map_or(0, |stats| stats.num_unindexed_rows))
+    }
+
     /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.
     /// Not used by the server yet: `search-breakdown --vector-index` measures what it would
     /// give (speed, and overlap with the exact top-k) before it is made part of `optimize`.

@@ -7,7 +7,8 @@
 //! whole files, never half of one.
 //!
 //! Syncs never overlap: requests go to one task, and every request that arrives while a sync runs
-//! is answered by the one follow-up sync that starts after it.
+//! is answered by the one follow-up sync that starts after it. The same task folds small writes
+//! into the indices a little after they land ([`super::fold`]), so an edit does not wait for it.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use embedd::TextKind;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
+use super::fold::Unfolded;
 use super::rows::ChunkRow;
 use super::scan::{Changed, Layout, list_markdown, read_changed};
 use super::store::Store;
@@ -142,6 +144,10 @@ struct Shared {
     runs: std::sync::atomic::AtomicU64,
     /// Set by [`Indexer::close`]: no sync runs any more.
     closed: std::sync::atomic::AtomicBool,
+    /// Writes not folded into the indices yet.
+    unfolded: Mutex<Unfolded>,
+    /// Whether the first sync has looked for rows an earlier process left unfolded.
+    tail_checked: std::sync::atomic::AtomicBool,
 }
 
 impl Indexer {
@@ -156,11 +162,26 @@ impl Indexer {
             last: Mutex::new(None),
             runs: Default::default(),
             closed: Default::default(),
+            unfolded: Default::default(),
+            tail_checked: Default::default(),
         });
         let (requests, mut queue) = mpsc::unbounded_channel::<Request>();
         let task_shared = shared.clone();
         tokio::spawn(async move {
-            while let Some(first) = queue.recv().await {
+            loop {
+                let deadline = task_shared.unfolded().deadline();
+                let next = match deadline {
+                    Some(at) => tokio::time::timeout_at(at.into(), queue.recv()).await,
+                    None => Ok(queue.recv().await),
+                };
+                let first = match next {
+                    Ok(Some(first)) => first,
+                    Ok(None) => break,
+                    Err(_elapsed) => {
+                        task_shared.fold().await;
+                        continue;
+                    }
+                };
                 let mut waiting = vec![first];
                 while let Ok(more) = queue.try_recv() {
                     waiting.push(more);
@@ -244,8 +265,41 @@ fn ms_since(started: Instant) -> u64 {
 }
 
 impl Shared {
+    fn unfolded(&self) -> std::sync::MutexGuard<'_, Unfolded> {
+        self.unfolded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Folds what waits into the indices, between syncs. A failure is logged and tried again at
+    /// the next deadline; nothing is lost meanwhile (unfolded rows are scanned).
+    async fn fold(&self) {
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            // The index is another indexer's now: nothing to wait for.
+            self.unfolded().folded();
+            return;
+        }
+        match self.store.optimize().await {
+            Ok(times) => {
+                self.unfolded().folded();
+                tracing::debug!(?times, "folded the writes into the indices");
+            }
+            Err(err) => {
+                tracing::warn!("cannot fold the writes into the indices: {err}");
+                let mut unfolded = self.unfolded();
+                unfolded.folded();
+                unfolded.wrote(0);
+            }
+        }
+    }
+
     async fn run(&self, full: bool) -> Result<SyncReport, SyncError> {
         let started = Instant::now();
+        // Rows a process that stopped before folding them left are folded once it is time. Only
+        // the primary syncs, so a reader never folds.
+        if !self.tail_checked.swap(true, std::sync::atomic::Ordering::AcqRel)
+            && self.store.unindexed_rows().await.unwrap_or(0) > 0
+        {
+            self.unfolded().wrote(0);
+        }
         if full {
             self.store.clear().await?;
         }
@@ -361,8 +415,17 @@ impl Shared {
             self.written(previous, &mut files_done, &mut report, total_files)
                 .await?;
         }
-        if report.added + report.updated + report.removed > 0 || full {
+        if report.added + report.updated + report.removed > 0 {
+            let dropped: usize = removed
+                .iter()
+                .filter_map(|path| indexed.get(path))
+                .map(|f| f.chunks)
+                .sum();
+            self.unfolded().wrote(report.chunks + dropped);
+        }
+        if full || self.unfolded().due_now() {
             report.stages.optimize = self.store.optimize().await?;
+            self.unfolded().folded();
         }
         report.ms = ms_since(started);
         self.set_progress(Progress {

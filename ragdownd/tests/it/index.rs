@@ -533,3 +533,54 @@ async fn a_big_sync_lets_the_embedder_rest_and_an_edit_or_a_no_op_does_not() {
     assert_eq!(counts(&settle(&engine).await), (0, 1, 0, REST_AFTER_CHUNKS));
     assert_eq!(embedder.rests(), 1, "an edit keeps the bulk sessions");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_answers_before_its_rows_are_folded_in_and_is_found_at_once() {
+    let docs = docs(&[
+        ("a.md", "# A\n\nalpha"),
+        ("b.md", "# B\n\nbeta"),
+        ("c.md", "# C\n\ngamma"),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    settle(&engine).await;
+    let store = engine.store();
+    let folded = || async {
+        let deadline = std::time::Instant::now() + ragdownd::index::fold::FOLD_AFTER * 4;
+        while store.unindexed_rows().await.unwrap() > 0 {
+            assert!(std::time::Instant::now() < deadline, "never folded in");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    folded().await;
+
+    write(docs.path(), "a.md", "# A\n\nalpha, now with zyxquartz");
+    let report = settle(&engine).await;
+    assert_eq!(counts(&report), (0, 1, 0, 2), "{report:?}");
+    // The edit answered without folding its row into the full-text index (that waits)...
+    assert_eq!(
+        store.unindexed_rows().await.unwrap(),
+        1,
+        "the edit folded before it answered"
+    );
+    // ...and a search finds it all the same, by its word alone.
+    let request = SearchRequest {
+        query: "zyxquartz",
+        limit: 1,
+        path_prefix: String::new(),
+        tag: None,
+        written_by: None,
+        within: None,
+    };
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request)
+        .await
+        .unwrap();
+    assert_eq!(hits[0].chunk.path, "a.md");
+    assert!(hits[0].sources.contains(&"lexical"), "{:?}", hits[0].sources);
+    // The indexer folds it in on its own, with no sync asked for.
+    folded().await;
+    let hits = search::search(engine.store(), engine.embedder.as_ref(), &request)
+        .await
+        .unwrap();
+    assert_eq!(hits[0].chunk.path, "a.md");
+}
