@@ -98,6 +98,39 @@ test("a search hit opens its document at its heading", async ({ authed: page }) 
   await expect(page.getByRole("heading", { name: "Consumer lag" })).toBeInViewport();
 });
 
+test("a search hit scrolls a long document to its heading and marks it, opened fresh or already open", async ({ authed: page, server }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const filler = Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of the nightly backup notes.`).join("\n\n");
+  await server.api("POST", "/api/doc", { path: "runbooks/backups.md", text: `# Backups\n\n${filler}\n\n## Restore\n\nRun pg_restore --jobs=4 from the newest dump.\n` });
+  const preview = page.getByRole("article", { name: "Document preview" });
+  const restore = preview.locator(".markdown").getByRole("heading", { name: "Restore" });
+  const search = async () => {
+    await page.getByRole("radio", { name: "Search" }).click();
+    await page.getByRole("searchbox", { name: "Search what the notes say" }).fill("pg_restore");
+    const hit = page.getByRole("list", { name: "Search results" }).getByRole("link").filter({ hasText: "Backups › Restore" }).first();
+    await hit.click();
+    await expect(page).toHaveURL(/\?doc=backups\.md.*#restore$/);
+  };
+
+  // Fresh: the renderer itself loads after the click.
+  await page.goto("/f/runbooks");
+  await search();
+  await expect(restore).toBeInViewport();
+  await expect(restore).toHaveAttribute("data-flash", "");
+  await expect(restore).not.toHaveAttribute("data-flash", "");
+  // The header's title is the one the list and the hit show, not the file name.
+  await expect(preview.locator("header").getByRole("heading", { level: 1 })).toHaveText("Backups");
+
+  // Already open, at its top.
+  await page.goto("/f/runbooks?doc=backups.md");
+  await expect(preview.locator("header").getByRole("heading", { level: 1 })).toHaveText("Backups");
+  await expect(restore).toBeAttached();
+  await expect(restore).not.toBeInViewport();
+  await search();
+  await expect(restore).toBeInViewport();
+  await expect(restore).toHaveAttribute("data-flash", "");
+});
+
 test("New note writes # Title to disk and opens it; a taken name offers to open it", async ({ authed: page, server }) => {
   await page.goto("/f/runbooks");
   await page.getByRole("button", { name: "New note" }).first().click();

@@ -61,6 +61,8 @@ export function Preview({ folder, path, onEdit }: { folder: Folder; path: string
   const front = useMemo(() => readFrontMatter(text ?? ""), [text]);
   const titles = useMemo(() => new Map((docs.data ?? []).map((d) => [d.path, d.title])), [docs.data]);
   const hash = useLocation({ select: (l) => l.hash });
+  // Each navigation's own key: a second click on the same hit scrolls to its heading again.
+  const visit = useLocation({ select: (l) => l.state.__TSR_key ?? l.state.key ?? "" });
   const pane = useRef<HTMLDivElement>(null);
 
   // A new document starts at its top, unless the URL names a heading (scrolled to below).
@@ -68,7 +70,7 @@ export function Preview({ folder, path, onEdit }: { folder: Folder; path: string
     if (!hash) pane.current?.scrollTo({ top: 0 });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the document changes
   }, [root]);
-  useScrollToHash(hash, text !== undefined, root);
+  useScrollToHash(hash, text !== undefined, `${root}\n${visit}`);
 
   let body;
   if (doc.isPending) body = <Loading />;

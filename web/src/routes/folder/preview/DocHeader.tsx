@@ -5,16 +5,12 @@ import type { ReactNode } from "react";
 import { Link } from "@tanstack/react-router";
 import { Bot, History } from "lucide-react";
 import type { Doc, DocInfo } from "../../../api/client";
-import { basename, splitPath } from "../../../lib/paths";
+import { docTitle } from "../../../lib/docTitle";
+import { splitPath } from "../../../lib/paths";
 import { ago, plural, size } from "../../../lib/time";
 import type { FrontMatter } from "../../../markdown/frontmatter";
 import { DocLink, useListSearch } from "../../../markdown/resolved";
 import { DocActions } from "./DocActions";
-
-/** The title: front-matter `title`, else the file name without its extension. */
-export function docTitle(path: string, front: FrontMatter): string {
-  return front.title || basename(path).replace(/\.(md|markdown|mdx)$/i, "");
-}
 
 /** A front-matter date as "3 d ago", or as written when it is no date. */
 function dated(written: string): string {
@@ -106,7 +102,7 @@ export function DocHeader({ path, doc, info, front, titles, onEdit }: DocHeaderP
           <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400" title={path}>
             {inside}
           </p>
-          <h1 className="mt-1 text-xl font-semibold tracking-tight break-words">{docTitle(path, front)}</h1>
+          <h1 className="mt-1 text-xl font-semibold tracking-tight break-words">{docTitle(path, front, doc.text, info?.title)}</h1>
           {description && (
             <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-300">
               <Inline text={description} />
