@@ -37,7 +37,7 @@ test("follows a wikilink, marks a broken one, loads an embedded image, lists bac
   await demo(server);
   await page.goto("/f/runbooks?doc=links-demo.md");
 
-  await expect(header(page).getByRole("heading", { name: "links-demo" })).toBeVisible();
+  await expect(header(page).getByRole("heading", { name: "Links demo" })).toBeVisible();
   await expect(header(page)).toContainText(/Written by an agent with ragdown_remember · session min-agent:7 · changed (just now|\d+ s ago)/);
   await expect(header(page)).toContainText(/\d+ lines · \d+ chunks?/);
 
