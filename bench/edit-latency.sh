@@ -13,6 +13,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
+. "$ROOT/bench/serve-lib.sh"
 export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 SECONDS_RUN=${SECONDS_RUN:-30}
 PORT=${PORT:-3918}
@@ -30,29 +31,16 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-"$BIN/ragdown-bench" corpus --out "$WORK/corpus" >/dev/null
-python3 -c 'import json,sys; print("\n".join(q["q"] for q in json.load(open(sys.argv[1]))))' \
-    "$WORK/corpus/questions.json" > "$WORK/queries.txt"
-rm "$WORK/corpus/questions.json"
+runbook_corpus
 
 # run WRITERS READERS
 run() {
     local writers=$1 readers=$2
-    rm -rf "$WORK/docs" "$WORK/data"
-    mkdir -p "$WORK/docs/runbooks"
-    for copy in $(seq -w 0 9); do cp -r "$WORK/corpus" "$WORK/docs/runbooks/c$copy"; done
-    echo '{"mcp": true}' > "$WORK/docs/runbooks/.ragdown.json"
+    ten_copies
     "$RAGDOWND" serve --docs "$WORK/docs" --data "$WORK/data" --embedder hash --watch false \
         --port "$PORT" --host 127.0.0.1 --token "$TOKEN" 2>"$WORK/server.log" &
     SERVER=$!
-    local deadline=$((SECONDS + 600))
-    until curl -sf "http://127.0.0.1:$PORT/api/status" | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-sys.exit(0 if s.get("ready") and not s.get("syncing") and s.get("last_sync") else 1)' 2>/dev/null; do
-        [ "$SECONDS" -lt "$deadline" ] || die "the server was not ready in 600 s (see $WORK/server.log)"
-        sleep 1
-    done
+    wait_ready "$PORT" "$WORK/server.log"
     local command="http-load --writers $writers --readers $readers --seconds $SECONDS_RUN (ragdownd serve --embedder hash --watch false)"
     log "$LABEL: $command"
     "$BIN/http-load" --url "http://127.0.0.1:$PORT/mcp/runbooks" --token "$TOKEN" --writers "$writers" \

@@ -12,6 +12,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
+. "$ROOT/bench/serve-lib.sh"
 export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 SECONDS_HASH=${SECONDS_HASH:-300}
 SECONDS_MINILM=${SECONDS_MINILM:-60}
@@ -31,29 +32,16 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-"$BIN/ragdown-bench" corpus --out "$WORK/corpus" >/dev/null
-python3 -c 'import json,sys; print("\n".join(q["q"] for q in json.load(open(sys.argv[1]))))' \
-    "$WORK/corpus/questions.json" > "$WORK/queries.txt"
-rm "$WORK/corpus/questions.json"
+runbook_corpus
 
 # load NAME EMBEDDER SECONDS
 load() {
     local name=$1 embedder=$2 seconds=$3
-    rm -rf "$WORK/docs" "$WORK/data"
-    mkdir -p "$WORK/docs/runbooks"
-    for copy in $(seq -w 0 9); do cp -r "$WORK/corpus" "$WORK/docs/runbooks/c$copy"; done
-    echo '{"mcp": true}' > "$WORK/docs/runbooks/.ragdown.json"
+    ten_copies
     "$BIN/ragdownd" serve --docs "$WORK/docs" --data "$WORK/data" --embedder "$embedder" \
         --port "$PORT" --host 127.0.0.1 --token "$TOKEN" 2>"$WORK/$name.log" &
     SERVER=$!
-    local deadline=$((SECONDS + 600))
-    until curl -sf "http://127.0.0.1:$PORT/api/status" | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-sys.exit(0 if s.get("ready") and not s.get("syncing") and s.get("last_sync") else 1)' 2>/dev/null; do
-        [ "$SECONDS" -lt "$deadline" ] || die "$name: the server was not ready in 600 s (see $WORK/$name.log)"
-        sleep 1
-    done
+    wait_ready "$PORT" "$WORK/$name.log"
     local command="http-load --clients $CLIENTS --seconds $seconds (ragdownd serve --embedder $embedder)"
     log "$name: $command"
     "$BIN/http-load" --url "http://127.0.0.1:$PORT/mcp/runbooks" --token "$TOKEN" --clients "$CLIENTS" \
