@@ -123,6 +123,19 @@ test("saves a server setting over its variable, then clears it", async ({ authed
   expect(!server.exists(".ragdown-server.json") || !("text_limit" in json(server, ".ragdown-server.json"))).toBe(true);
 });
 
+test("saves Follow links over its variable from the Server tab", async ({ authed: page, server }) => {
+  await openSettings(page, "server");
+  await expect(page.getByText("From RAGDOWN_FOLLOW_LINKS")).toBeVisible();
+  await page.getByRole("button", { name: "Edit settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Edit settings" });
+  await dialog.getByLabel("Follow links").fill("2");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Saved here, over RAGDOWN_FOLLOW_LINKS")).toBeVisible();
+  const status = await server.api<{ settings: { follow_links: number } }>("GET", "/api/status");
+  expect(status.settings.follow_links).toBe(2);
+  expect(json(server, ".ragdown-server.json")).toEqual({ follow_links: 2 });
+});
+
 test("checks values before saving, and shows the server's refusal inside the dialog", async ({ authed: page, server }) => {
   await openSettings(page, "server");
   await page.getByRole("button", { name: "Edit settings" }).click();

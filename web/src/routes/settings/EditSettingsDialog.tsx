@@ -117,7 +117,7 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
             <FlagSelect key={f.key} label={f.label} hint={f.hint} env={ENV[f.key]} envValue={env[f.key]} value={values[f.key] ?? ""} onChange={set(f.key)} />
           ))}
         </div>
-        <div className="grid gap-4 sm:grid-cols-3">
+        <div className="grid gap-4 sm:grid-cols-2">
           {COUNTS.map((f) => (
             <NumberField key={f.key} label={f.label} hint={f.hint} value={values[f.key] ?? ""} onChange={set(f.key)} placeholder={inherited(ENV[f.key], env[f.key])} error={errors[f.key]} step="1" />
           ))}
