@@ -2,8 +2,9 @@
 //! compaction, the full-text and `id` indices, pruning old versions).
 //!
 //! Folding costs about as much for one edited section as for thousands: it compacts the table and
-//! rewrites index files. Done after every write, an agent's edit waited for it (p50 629 ms and p99
-//! 1.7 s under the load run's 16 clients against 33 ms alone; bench/results/README.md). Rows not
+//! rewrites index files. Done after every write, an agent's edit waited for it: p50 1,026 ms with
+//! 8 writers and 16 readers on 2,100 sections, 191 ms without the wait (`bench/edit-latency.sh`,
+//! bench/results/README.md, 2026-12-03). Rows not
 //! folded in yet are still found: LanceDB scans them beside the full-text index, and the dense
 //! vectors are resident and updated at once. So a small write answers without folding, and the
 //! indexer folds on its own a little later ([`FOLD_AFTER`] from the first unfolded write), or at
@@ -13,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 /// Rows written (added or deleted files' rows) since the last fold past which a sync folds before
-/// it answers: a scan of this many unindexed rows would start to show in a search.
+/// it answers: a first index or a bulk change, whose rows searches should not have to scan.
 pub const FOLD_ROWS: usize = 1024;
 
 /// Writes since the last fold past which a sync folds before it answers: each write is a table
