@@ -11,7 +11,7 @@
 //!
 //! A leaf module: it knows nothing of the index, so the indexer may use it.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -59,42 +59,50 @@ pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// Temp files waiting for [`recheck_later`]'s look; one thread looks at them all.
-static WAITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+/// Temp files waiting for [`recheck_later`]'s look, and whether a thread is looking.
+static WAITING: Mutex<(BTreeSet<PathBuf>, bool)> = Mutex::new((BTreeSet::new(), false));
 
 /// Looks at `paths` (temp files a walk left because they were too young or held) again once
-/// [`ABANDONED_AFTER`] has passed, and removes those whose writer is gone by then. At most one
-/// thread waits at a time, however many walks ask; a path asked for twice is looked at once.
+/// [`ABANDONED_AFTER`] has passed, and removes those whose writer is gone by then; one still young
+/// or held is looked at again after as long, until it is gone. One thread looks, however many
+/// walks ask; a path asked for twice is looked at once.
 pub fn recheck_later(paths: Vec<PathBuf>) {
     if paths.is_empty() {
         return;
     }
     let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
-    let first = waiting.is_none();
-    waiting.get_or_insert_with(HashSet::new).extend(paths);
-    if !first {
+    waiting.0.extend(paths);
+    if waiting.1 {
         return;
     }
+    waiting.1 = true;
     drop(waiting);
     let spawned = std::thread::Builder::new().name("temp-recheck".into()).spawn(|| {
-        std::thread::sleep(ABANDONED_AFTER + Duration::from_secs(1));
-        let paths = WAITING
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .unwrap_or_default();
-        for path in paths {
-            match remove_if_abandoned(&path) {
-                Ok(true) => tracing::warn!(path = %path.display(), "removed a temp file a killed write left"),
-                Ok(false) => {}
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                Err(err) => tracing::warn!(path = %path.display(), %err, "cannot remove an abandoned temp file"),
+        loop {
+            std::thread::sleep(ABANDONED_AFTER + Duration::from_secs(1));
+            let paths = std::mem::take(&mut WAITING.lock().unwrap_or_else(|p| p.into_inner()).0);
+            // Still young (asked for just before this look) or held by a live writer: looked at
+            // again, until it is gone one way or the other.
+            let mut again = Vec::new();
+            for path in paths {
+                match remove_if_abandoned(&path) {
+                    Ok(true) => tracing::warn!(path = %path.display(), "removed a temp file a killed write left"),
+                    Ok(false) => again.push(path),
+                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                    Err(err) => tracing::warn!(path = %path.display(), %err, "cannot remove an abandoned temp file"),
+                }
+            }
+            let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
+            waiting.0.extend(again);
+            if waiting.0.is_empty() {
+                waiting.1 = false;
+                return;
             }
         }
     });
     if let Err(err) = spawned {
         tracing::warn!(%err, "cannot look at young temp files later");
-        *WAITING.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        WAITING.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
     }
 }
 
