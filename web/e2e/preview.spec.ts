@@ -190,7 +190,7 @@ test("copy path puts the root-relative path on the clipboard; Download .md saves
   await header(page).getByRole("button", { name: "Copy path" }).click();
   await expect(header(page).getByRole("button", { name: "Copied" })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("runbooks/kafka.md");
-  await expect(header(page).getByRole("button", { name: "Copy path" })).toBeVisible({ timeout: 3000 });
+  await expect(header(page).getByRole("button", { name: "Copy path" })).toBeVisible({ timeout: 6000 });
 
   const download = page.waitForEvent("download");
   await header(page).getByRole("button", { name: "Download .md" }).click();
