@@ -128,7 +128,7 @@ impl Root {
 /// absolute, names nothing, climbs with `..`, or has a segment the index skips or a NUL.
 fn client_segments(rel: &str) -> Result<Vec<&str>, DocError> {
     let refuse = |why: &str| DocError::BadRequest(format!("{why}: {rel}"));
-    if rel.starts_with(['/', '\\']) || has_drive_letter(rel) {
+    if is_absolute(rel) {
         return Err(refuse("path must be relative to the docs folder"));
     }
     let segments: Vec<&str> = rel.split(['/', '\\']).filter(|s| !s.is_empty() && *s != ".").collect();
@@ -188,10 +188,11 @@ fn create_parent_dirs(root: &Path, full: &Path) -> Result<(), DocError> {
     Ok(())
 }
 
-/// A Windows drive prefix such as `C:`, which is absolute however it goes on.
-fn has_drive_letter(path: &str) -> bool {
+/// Whether a client's path starts at a root: `/x`, `\x`, or a Windows drive prefix such as `C:`,
+/// which is absolute however it goes on. Such a path is refused, never read as relative.
+pub fn is_absolute(path: &str) -> bool {
     let bytes = path.as_bytes();
-    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
+    path.starts_with(['/', '\\']) || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
 }
 
 #[cfg(test)]

@@ -59,6 +59,18 @@ pub fn remove_if_abandoned(path: &Path) -> io::Result<bool> {
     }
 }
 
+/// [`remove_if_abandoned`] with what it did logged: true when the file is still there for a later
+/// look (too young to judge, or its writer still holds it).
+pub fn tidy(path: &Path) -> bool {
+    match remove_if_abandoned(path) {
+        Ok(true) => tracing::warn!(path = %path.display(), "removed a temp file a killed write left"),
+        Ok(false) => return true,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => tracing::warn!(path = %path.display(), %err, "cannot remove an abandoned temp file"),
+    }
+    false
+}
+
 /// Temp files waiting for [`recheck_later`]'s look, and whether a thread is looking.
 static WAITING: Mutex<(BTreeSet<PathBuf>, bool)> = Mutex::new((BTreeSet::new(), false));
 
@@ -83,15 +95,7 @@ pub fn recheck_later(paths: Vec<PathBuf>) {
             let paths = std::mem::take(&mut WAITING.lock().unwrap_or_else(|p| p.into_inner()).0);
             // Still young (asked for just before this look) or held by a live writer: looked at
             // again, until it is gone one way or the other.
-            let mut again = Vec::new();
-            for path in paths {
-                match remove_if_abandoned(&path) {
-                    Ok(true) => tracing::warn!(path = %path.display(), "removed a temp file a killed write left"),
-                    Ok(false) => again.push(path),
-                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                    Err(err) => tracing::warn!(path = %path.display(), %err, "cannot remove an abandoned temp file"),
-                }
-            }
+            let again: Vec<PathBuf> = paths.into_iter().filter(|path| tidy(path)).collect();
             let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
             waiting.0.extend(again);
             if waiting.0.is_empty() {

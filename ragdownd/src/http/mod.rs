@@ -142,8 +142,7 @@ impl AppState {
     /// refused rather than read as root-relative, so nothing is made where the caller did not mean.
     fn locate(&self, path: &str) -> ApiResult<Option<(Scope, String)>> {
         let clean = path.trim().replace('\\', "/");
-        let drive = clean.as_bytes();
-        if clean.starts_with('/') || (drive.len() >= 2 && drive[0].is_ascii_alphabetic() && drive[1] == b':') {
+        if crate::documents::paths::is_absolute(&clean) {
             return Err(ApiError::bad_request(format!(
                 "paths are relative to the docs directory (<folder>/<path>), not absolute: {path}"
             )));

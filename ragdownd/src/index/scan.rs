@@ -76,12 +76,8 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
         };
         if temp::is_temp_name(&entry.file_name().to_string_lossy()) {
             // A write's temp file: never indexed, and removed once its writer is gone.
-            match temp::remove_if_abandoned(entry.path()) {
-                Ok(true) => tracing::warn!(path = %entry.path().display(), "removed a temp file a killed write left"),
-                Ok(false) => young.push(entry.path().to_path_buf()),
-                Err(err) => {
-                    tracing::warn!(path = %entry.path().display(), %err, "cannot remove an abandoned temp file")
-                }
+            if temp::tidy(entry.path()) {
+                young.push(entry.path().to_path_buf());
             }
             continue;
         }

@@ -107,6 +107,11 @@ fn schema(dim: usize) -> SchemaRef {
     ]))
 }
 
+/// The index of `indices` over `column`, if there is one.
+fn index_on<'a>(indices: &'a [lancedb::index::IndexConfig], column: &str) -> Option<&'a lancedb::index::IndexConfig> {
+    indices.iter().find(|index| index.columns.iter().any(|c| c == column))
+}
+
 /// Wall milliseconds of [`Store::optimize`]'s three steps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Optimized {
@@ -260,7 +265,7 @@ impl Store {
             return Ok(());
         }
         let indices = self.table.list_indices().await?;
-        let indexed = |column: &str| indices.iter().any(|index| index.columns.iter().any(|c| c == column));
+        let indexed = |column: &str| index_on(&indices, column).is_some();
         let (has_text, has_id) = (indexed("search_text"), indexed("id"));
         if (!has_text || !has_id) && self.count().await? == 0 {
             return Ok(());
@@ -338,10 +343,7 @@ impl Store {
     /// searches scan them, so they are found all the same. 0 before the index exists.
     pub async fn unindexed_rows(&self) -> Result<usize> {
         let indices = self.table.list_indices().await?;
-        let Some(text) = indices
-            .iter()
-            .find(|index| index.columns.iter().any(|c| c == "search_text"))
-        else {
+        let Some(text) = index_on(&indices, "search_text") else {
             return Ok(0);
         };
         let stats = self.table.index_stats(&text.name).await?;

@@ -269,6 +269,13 @@ impl Shared {
         self.unfolded.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Folds every write into the indices ([`Store::optimize`]); nothing waits after it.
+    async fn fold_now(&self) -> Result<super::store::Optimized, super::store::StoreError> {
+        let times = self.store.optimize().await?;
+        self.unfolded().folded();
+        Ok(times)
+    }
+
     /// Folds what waits into the indices, between syncs. A failure is logged and tried again at
     /// the next deadline; nothing is lost meanwhile (unfolded rows are scanned).
     async fn fold(&self) {
@@ -277,11 +284,8 @@ impl Shared {
             self.unfolded().folded();
             return;
         }
-        match self.store.optimize().await {
-            Ok(times) => {
-                self.unfolded().folded();
-                tracing::debug!(?times, "folded the writes into the indices");
-            }
+        match self.fold_now().await {
+            Ok(times) => tracing::debug!(?times, "folded the writes into the indices"),
             Err(err) => {
                 tracing::warn!("cannot fold the writes into the indices: {err}");
                 let mut unfolded = self.unfolded();
@@ -424,8 +428,7 @@ impl Shared {
             self.unfolded().wrote(report.chunks + dropped);
         }
         if full || self.unfolded().due_now() {
-            report.stages.optimize = self.store.optimize().await?;
-            self.unfolded().folded();
+            report.stages.optimize = self.fold_now().await?;
         }
         report.ms = ms_since(started);
         self.set_progress(Progress {
