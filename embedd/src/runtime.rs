@@ -7,8 +7,9 @@
 //! allows one environment per process, so the first successful load is kept for the process's
 //! life and later calls reuse it.
 
+use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use crate::EmbedError;
 
@@ -69,7 +70,7 @@ pub fn ensure_loaded(options: &RuntimeOptions) -> Result<&'static ort::environme
     if let Some(loaded) = LOADED.get() {
         return Ok(&loaded.env);
     }
-    let _guard = LOADING.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _guard = LOADING.lock();
     if let Some(loaded) = LOADED.get() {
         return Ok(&loaded.env);
     }

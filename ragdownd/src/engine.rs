@@ -3,9 +3,10 @@
 //! A [`Scope`] is one endpoint's view of an engine: the whole docs dir (stdio), or one folder
 //! (`/mcp/<folder>` under serve). Paths inside a scope are relative to it.
 
+use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::embed::SharedEmbedder;
@@ -79,7 +80,7 @@ pub struct Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Some(task) = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(task) = self.role_task.lock().take() {
             task.abort();
         }
         if self.is_primary() {
@@ -161,7 +162,7 @@ impl Engine {
         });
         match claim {
             primary::Claim::Primary(listener, lock) => {
-                *engine.lock.lock().unwrap_or_else(|p| p.into_inner()) = lock;
+                *engine.lock.lock() = lock;
                 drop(engine.promote(listener));
                 if engine.options.sync_on_open {
                     engine.indexer.schedule();
@@ -188,10 +189,9 @@ impl Engine {
     fn promote(&self, listener: primary::Listener) -> Option<tokio::task::JoinHandle<()>> {
         self.primary.send_replace(true);
         let server = primary::serve(listener, self.indexer.clone());
-        let old = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).replace(server);
+        let old = self.role_task.lock().replace(server);
         if self.watching.load(Ordering::Acquire) {
-            *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
-                Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
+            *self.watch.lock() = Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
         }
         old
     }
@@ -207,7 +207,7 @@ impl Engine {
             match primary::bind_fresh(&engine.socket) {
                 Ok(listener) => {
                     tracing::warn!("the primary went away; this process indexes the folder now");
-                    *engine.lock.lock().unwrap_or_else(|p| p.into_inner()) = Some(lock);
+                    *engine.lock.lock() = Some(lock);
                     drop(engine.promote(listener));
                     // Whatever changed on disk while nobody watched is indexed now.
                     engine.indexer.schedule();
@@ -215,7 +215,7 @@ impl Engine {
                 Err(err) => tracing::error!(socket = %engine.socket.display(), %err, "cannot take over as the primary"),
             }
         });
-        *self.role_task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        *self.role_task.lock() = Some(task);
     }
 
     /// Where there are no locks, a reader tries now and then to take over from a primary that
@@ -232,7 +232,7 @@ impl Engine {
                 }
             }
         });
-        *self.role_task.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        *self.role_task.lock() = Some(task);
     }
 
     /// Becomes the primary when it can; true when this process is the primary now. By the lock,
@@ -280,7 +280,7 @@ impl Engine {
     /// takes over starts watching if it is on.
     pub fn set_watch(&self, on: bool) {
         self.watching.store(on, Ordering::Release);
-        let mut watch = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        let mut watch = self.watch.lock();
         match (on && self.is_primary(), watch.is_some()) {
             (true, false) => {
                 *watch = Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
@@ -295,7 +295,7 @@ impl Engine {
 
     /// Whether the watcher runs.
     pub fn is_watching(&self) -> bool {
-        self.watch.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.watch.lock().is_some()
     }
 
     /// Hands the index over to an engine about to open on the same data dir (an embedder switch):
@@ -304,14 +304,14 @@ impl Engine {
     /// answering from what is indexed until it is dropped.
     pub async fn retire(&self) {
         self.indexer.close().await;
-        *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        if let Some(task) = self.role_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        *self.watch.lock() = None;
+        if let Some(task) = self.role_task.lock().take() {
             task.abort();
         }
         if self.primary.send_replace(false) {
             let _ = std::fs::remove_file(&self.socket);
         }
-        *self.lock.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.lock.lock() = None;
     }
 
     pub fn store(&self) -> &Store {

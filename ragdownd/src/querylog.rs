@@ -6,11 +6,11 @@
 //! rotates at [`ROTATE_BYTES`] to one `.1` file (product page, Design: "The query log"). Writing
 //! is best effort: a log that cannot be written is warned about and never fails the tool.
 
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -225,7 +225,7 @@ impl QueryLog {
     fn append(&self, entry: &Entry) -> std::io::Result<()> {
         let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
         line.push('\n');
-        let _guard = self.write.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self.write.lock();
         let size = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         if size > 0 && size + line.len() as u64 > self.rotate_bytes {
             std::fs::rename(&self.path, self.rotated_path())?;
@@ -243,7 +243,7 @@ impl QueryLog {
     /// Every entry, oldest first (the rotated file, then the current one). Lines that do not
     /// parse are skipped.
     pub fn entries(&self) -> Vec<Entry> {
-        let _guard = self.write.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self.write.lock();
         [self.rotated_path(), self.path.clone()]
             .iter()
             .filter_map(|path| std::fs::read_to_string(path).ok())
@@ -257,7 +257,7 @@ impl QueryLog {
 
     /// Empties the log, rotated file included.
     pub fn clear(&self) -> std::io::Result<()> {
-        let _guard = self.write.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self.write.lock();
         for path in [self.rotated_path(), self.path.clone()] {
             match std::fs::remove_file(&path) {
                 Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),

@@ -15,8 +15,9 @@
 mod queue;
 mod worker;
 
+use parking_lot::{Condvar, Mutex};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;

@@ -2,8 +2,9 @@
 //! to, and handing a batch's vectors back to them. The worker threads ([`super::worker`]) take
 //! batches from here; callers put texts in.
 
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
@@ -33,7 +34,7 @@ struct Request {
 impl Request {
     /// Whether someone still waits for the answer.
     fn is_waiting(&self) -> bool {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let state = self.state.lock();
         state.reply.as_ref().is_some_and(|reply| !reply.is_closed())
     }
 }
@@ -107,7 +108,7 @@ const WINDOW: usize = 1024;
 impl Shared {
     pub(super) fn lock(&self) -> MutexGuard<'_, Queue> {
         // A panic while holding the lock leaves plain data behind; keep serving.
-        self.queue.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.queue.lock()
     }
 
     pub(super) fn enqueue(
@@ -249,14 +250,12 @@ impl Shared {
                 }
                 _ => None,
             };
-            queue = match idle_for {
-                Some(timeout) => self
-                    .ready
-                    .wait_timeout(queue, timeout)
-                    .map(|(queue, _)| queue)
-                    .unwrap_or_else(|poison| poison.into_inner().0),
-                None => self.ready.wait(queue).unwrap_or_else(|poison| poison.into_inner()),
-            };
+            match idle_for {
+                Some(timeout) => {
+                    self.ready.wait_for(&mut queue, timeout);
+                }
+                None => self.ready.wait(&mut queue),
+            }
         }
     }
 
@@ -274,7 +273,7 @@ impl Shared {
             Err(err) => {
                 let reason = err.to_string();
                 for item in items {
-                    let mut state = item.request.state.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut state = item.request.state.lock();
                     if let Some(reply) = state.reply.take() {
                         self.metrics.request(item.request.lane, Outcome::error, None);
                         let _ = reply.send(Err(EmbedError::Inference(reason.clone())));
@@ -285,7 +284,7 @@ impl Shared {
         };
         for (item, vector) in items.into_iter().zip(vectors) {
             let request = &item.request;
-            let mut state = request.state.lock().unwrap_or_else(|p| p.into_inner());
+            let mut state = request.state.lock();
             state.first_batch.get_or_insert(started);
             if state.last_batch != number {
                 state.last_batch = number;

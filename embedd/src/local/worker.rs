@@ -3,7 +3,8 @@
 //! when bulk work has been idle for a while (its arena and buffers go back to the system; the
 //! shared weights stay), and makes it again when bulk work comes.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::queue::{CloseOnExit, Next, RestWatch, Shared};
@@ -92,7 +93,7 @@ impl Session {
             let maker = self.maker.as_ref().expect("only a session with a maker rests");
             let started = Instant::now();
             // One at a time: the sessions share one container of pre-packed weights.
-            let maker = maker.lock().unwrap_or_else(|p| p.into_inner());
+            let maker = maker.lock();
             let model = maker.make(&[self.threads])?.pop().expect("one session per share");
             drop(maker);
             shared.count_resident(true);

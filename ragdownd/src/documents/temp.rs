@@ -11,11 +11,11 @@
 //!
 //! A leaf module: it knows nothing of the index, so the indexer may use it.
 
+use parking_lot::Mutex;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 /// The start of a temp file's name.
@@ -82,7 +82,7 @@ pub fn recheck_later(paths: Vec<PathBuf>) {
     if paths.is_empty() {
         return;
     }
-    let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
+    let mut waiting = WAITING.lock();
     waiting.0.extend(paths);
     if waiting.1 {
         return;
@@ -92,11 +92,11 @@ pub fn recheck_later(paths: Vec<PathBuf>) {
     let spawned = std::thread::Builder::new().name("temp-recheck".into()).spawn(|| {
         loop {
             std::thread::sleep(ABANDONED_AFTER + Duration::from_secs(1));
-            let paths = std::mem::take(&mut WAITING.lock().unwrap_or_else(|p| p.into_inner()).0);
+            let paths = std::mem::take(&mut WAITING.lock().0);
             // Still young (asked for just before this look) or held by a live writer: looked at
             // again, until it is gone one way or the other.
             let again: Vec<PathBuf> = paths.into_iter().filter(|path| tidy(path)).collect();
-            let mut waiting = WAITING.lock().unwrap_or_else(|p| p.into_inner());
+            let mut waiting = WAITING.lock();
             waiting.0.extend(again);
             if waiting.0.is_empty() {
                 waiting.1 = false;
@@ -106,7 +106,7 @@ pub fn recheck_later(paths: Vec<PathBuf>) {
     });
     if let Err(err) = spawned {
         tracing::warn!(%err, "cannot look at young temp files later");
-        WAITING.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
+        WAITING.lock().1 = false;
     }
 }
 

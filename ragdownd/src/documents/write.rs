@@ -12,11 +12,12 @@
 //! A program that takes no lock (an editor) can still slip in between the check and the rename;
 //! that window is a few system calls wide.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+use std::sync::{Arc, LazyLock, Weak};
 
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};
@@ -176,7 +177,7 @@ pub fn delete_guarded(path: &Path, shown: &str, recursive: bool, base_hash: Opti
 /// this process also takes. For callers that read, decide and write in more than one step.
 pub fn with_path_lock<T>(path: &Path, f: impl FnOnce() -> T) -> T {
     let lock = path_lock(path);
-    let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    let _held = lock.lock();
     let _folder = lock_folder(parent_dir(path));
     f()
 }
@@ -205,7 +206,7 @@ static LOCKS: LazyLock<Mutex<HashMap<PathBuf, Weak<Mutex<()>>>>> = LazyLock::new
 
 fn path_lock(path: &Path) -> Arc<Mutex<()>> {
     let key = lock_key(path);
-    let mut locks = LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut locks = LOCKS.lock();
     if let Some(lock) = locks.get(&key).and_then(Weak::upgrade) {
         return lock;
     }
@@ -513,7 +514,7 @@ mod tests {
         let key = lock_key(&plain);
         drop(one);
         path_lock(&dir.path().join("sub/c.md"));
-        let locks = LOCKS.lock().unwrap();
+        let locks = LOCKS.lock();
         assert!(
             locks.get(&key).is_none(),
             "a lock nobody holds is pruned when the next one is made"

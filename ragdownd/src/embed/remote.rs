@@ -13,8 +13,9 @@
 //!   fingerprint differs from the one this index was built with is refused: mixing vectors of two
 //!   models in one index would make every search quietly wrong.
 
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use embedd::model::{Fingerprint, ModelSource};
@@ -105,11 +106,11 @@ struct Worker {
 
 impl Worker {
     fn health(&self) -> Health {
-        self.health.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.health.lock().clone()
     }
 
     fn set_health(&self, health: Health) {
-        let mut current = self.health.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut current = self.health.lock();
         if *current != health {
             match &health {
                 Health::Up => tracing::info!(worker = %self.url, "embedd worker is answering; sending it work"),

@@ -5,8 +5,8 @@
 //! `work/projects/alpha/` for a subfolder endpoint) and the client's `session_id`, so two endpoints
 //! never share what a session was given (product page, Subfolders; reference §3 "Session key").
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Sessions remembered at once; the least recently used is forgotten first.
 pub const MAX_SESSIONS: usize = 200;
@@ -99,18 +99,15 @@ impl Default for HookState {
 }
 
 impl HookState {
-    /// The session memory, even after a panic elsewhere poisoned its lock: every state it can be
-    /// left in is a valid memory.
+    /// The session memory (the lock does not poison: every state a panic can leave it in is a
+    /// valid memory).
     pub fn sessions(&self) -> MutexGuard<'_, SessionMemory> {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+        self.sessions.lock()
     }
 
     /// True the first time a `(source, floor)` pair is seen.
     pub fn first_warning(&self, source: &str, floor: f32) -> bool {
-        self.warned_floors
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert((source.to_string(), floor.to_bits()))
+        self.warned_floors.lock().insert((source.to_string(), floor.to_bits()))
     }
 }
 

@@ -31,7 +31,8 @@ pub mod settings;
 pub mod status;
 pub mod web;
 
-use std::sync::{Arc, Mutex, RwLock};
+use parking_lot::{Mutex, RwLock};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
@@ -85,16 +86,16 @@ impl AppState {
 
     /// The settings the running server was last brought in line with; `None` until it has opened.
     pub fn applied(&self) -> Option<Values> {
-        self.applied.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.applied.lock().clone()
     }
 
     pub fn set_applied(&self, values: Values) {
-        *self.applied.lock().unwrap_or_else(|p| p.into_inner()) = Some(values);
+        *self.applied.lock() = Some(values);
     }
 
     /// The index, when it is open.
     pub fn engine(&self) -> Option<Arc<Engine>> {
-        self.engine.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.engine.read().clone()
     }
 
     /// The index, or the 503 that says it is loading.
@@ -104,17 +105,17 @@ impl AppState {
 
     /// Puts `engine` in place, returning the one it replaces.
     pub fn set_engine(&self, engine: Arc<Engine>) -> Option<Arc<Engine>> {
-        *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        self.engine.write().unwrap_or_else(|p| p.into_inner()).replace(engine)
+        *self.load_error.lock() = None;
+        self.engine.write().replace(engine)
     }
 
     /// Records why the index could not be opened.
     pub fn set_load_error(&self, error: String) {
-        *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+        *self.load_error.lock() = Some(error);
     }
 
     pub fn load_error(&self) -> Option<String> {
-        self.load_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.load_error.lock().clone()
     }
 
     /// The whole docs dir as one scope, for the `/api` routes (root-relative paths).

@@ -181,7 +181,7 @@ impl Store {
     /// this process is writing, the copy from before the write (the write brings it up to date as
     /// it lands), or `None` when there is none yet.
     async fn resident(&self) -> Result<Option<Arc<Resident>>> {
-        let current = self.resident.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let current = self.resident.read().clone();
         if self.writing.load(Ordering::Acquire) > 0 {
             return Ok(current);
         }
@@ -190,7 +190,7 @@ impl Store {
             return Ok(Some(resident));
         }
         let _one_load = self.resident_load.lock().await;
-        let current = self.resident.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let current = self.resident.read().clone();
         if let Some(resident) = current.filter(|r| r.version == version) {
             return Ok(Some(resident));
         }
@@ -212,7 +212,7 @@ impl Store {
         // Kept only when no write of ours began meanwhile: the rows read might then be newer than
         // `version`, and the write would apply its change to them a second time.
         if self.writing.load(Ordering::Acquire) == 0 && self.writes.load(Ordering::Acquire) == writes {
-            *self.resident.write().unwrap_or_else(|p| p.into_inner()) = Some(loaded.clone());
+            *self.resident.write() = Some(loaded.clone());
         }
         Ok(Some(loaded))
     }
@@ -226,7 +226,7 @@ impl Store {
     /// After a write of ours took the table from version `before` to `after`: `change` applied to
     /// the resident copy when it was `before`, else the copy dropped (the next query reloads).
     pub(super) fn resident_wrote(&self, before: u64, after: u64, change: impl FnOnce(&mut Resident)) {
-        let mut slot = self.resident.write().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.resident.write();
         match slot.as_mut() {
             Some(resident) if resident.version == before => {
                 let resident = Arc::make_mut(resident);

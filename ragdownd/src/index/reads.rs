@@ -122,7 +122,7 @@ impl Store {
 
     /// Paths some document supersedes, with the documents that do.
     pub async fn superseded(&self) -> Result<Arc<Superseded>> {
-        if let Some(cached) = self.superseded.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(cached) = self.superseded.lock().clone() {
             return Ok(cached);
         }
         let batches: Vec<RecordBatch> = self
@@ -151,7 +151,7 @@ impl Store {
             by.dedup();
         });
         let set = Arc::new(map);
-        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = Some(set.clone());
+        *self.superseded.lock() = Some(set.clone());
         Ok(set)
     }
 
@@ -189,7 +189,7 @@ impl Store {
 
     /// Every document's path and aliases, sorted by path; cached until the next write.
     pub async fn names(&self) -> Result<Arc<Vec<DocumentNames>>> {
-        if let Some(cached) = self.names.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(cached) = self.names.lock().clone() {
             return Ok(cached);
         }
         let names: Vec<DocumentNames> = self
@@ -202,7 +202,7 @@ impl Store {
             })
             .collect();
         let names = Arc::new(names);
-        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = Some(names.clone());
+        *self.names.lock() = Some(names.clone());
         Ok(names)
     }
 

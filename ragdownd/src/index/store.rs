@@ -10,9 +10,10 @@
 //! (`db.m5.large`) to `search_text` as one term each (`search::route::joined_terms`), so those
 //! are found whole too.
 
+use parking_lot::{Mutex, RwLock};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
 
 use lancedb::arrow::arrow_array::{
     ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
@@ -250,8 +251,8 @@ impl Store {
     }
 
     fn forget_cached(&self) {
-        *self.superseded.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        *self.names.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.superseded.lock() = None;
+        *self.names.lock() = None;
     }
 
     /// Builds the full-text index and the `id` index when the table has rows and they are missing.

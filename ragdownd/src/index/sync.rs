@@ -10,9 +10,10 @@
 //! is answered by the one follow-up sync that starts after it. The same task folds small writes
 //! into the indices a little after they land ([`super::fold`]), so an edit does not wait for it.
 
+use parking_lot::Mutex;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use embedd::TextKind;
@@ -227,11 +228,11 @@ impl Indexer {
     }
 
     pub fn progress(&self) -> Progress {
-        self.shared.progress.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.shared.progress.lock().clone()
     }
 
     pub fn last_sync(&self) -> Option<LastSync> {
-        self.shared.last.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.shared.last.lock().clone()
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -265,8 +266,8 @@ fn ms_since(started: Instant) -> u64 {
 }
 
 impl Shared {
-    fn unfolded(&self) -> std::sync::MutexGuard<'_, Unfolded> {
-        self.unfolded.lock().unwrap_or_else(|p| p.into_inner())
+    fn unfolded(&self) -> parking_lot::MutexGuard<'_, Unfolded> {
+        self.unfolded.lock()
     }
 
     /// Folds every write into the indices ([`Store::optimize`]); nothing waits after it.
@@ -437,7 +438,7 @@ impl Shared {
             files_done,
             chunks_done: report.chunks,
         });
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(LastSync {
+        *self.last.lock() = Some(LastSync {
             report: report.clone(),
             at: iso_now(),
         });
@@ -529,7 +530,7 @@ impl Shared {
     }
 
     fn set_progress(&self, progress: Progress) {
-        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = progress;
+        *self.progress.lock() = progress;
     }
 }
 

@@ -15,8 +15,8 @@ pub mod file;
 pub mod hook;
 pub mod saved;
 
+use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use crate::search::SearchSettings;
@@ -135,7 +135,7 @@ impl Settings {
         let stamp = std::fs::metadata(path)
             .ok()
             .map(|meta| (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), meta.len()));
-        let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cached = self.cached.lock();
         if cached.stamp != stamp {
             let where_ = path.display().to_string();
             let (saved, error) = match file::read_object(path) {
@@ -169,7 +169,7 @@ impl Settings {
             Ok(())
         })?;
         // Read back through the cache, as a hand edit would be.
-        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Cached::default();
+        *self.cached.lock() = Cached::default();
         Ok(self.current())
     }
 
