@@ -7,14 +7,14 @@
 //! Nothing here may fail or panic on a malformed file, because a file that cannot be read cannot
 //! be indexed; YAML that does not parse simply yields empty metadata.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_norway::Value;
 
-use super::{Fences, normalise_newlines, trim_js};
+use super::links::resolve_relative;
+use super::{Fences, mask_code_spans, normalise_newlines, trim_js};
 
 /// A line that ends the front matter.
 static FRONT_END: LazyLock<Regex> =
@@ -104,9 +104,11 @@ pub(crate) fn document_meta(path: &str, lines: &[&str], front: Option<&Frontmatt
         .into_iter()
         .chain(inline_tags(body))
         .filter_map(|raw| normalise_tag(&raw));
+    // `supersedes` entries resolve the way a relative Markdown link in this document does.
+    let from = path.replace('\\', "/");
     let supersedes = list_entries(yaml.get("supersedes"), Some(','))
         .into_iter()
-        .filter_map(|entry| resolve_relative(path, &entry));
+        .filter_map(|entry| resolve_relative(&entry, &from));
 
     DocumentMeta {
         tags: unique(tags),
@@ -224,85 +226,10 @@ fn inline_tags(body: &[&str]) -> Vec<String> {
         if is_code {
             continue;
         }
-        let prose = strip_code_spans(line);
+        let prose = mask_code_spans(line);
         found.extend(INLINE_TAG.captures_iter(&prose).map(|caps| caps[1].to_owned()));
     }
     found
-}
-
-/// The line with each inline code span replaced by a space.
-///
-/// The original does this with `/(`+)[^`]*?\1/g`; the `regex` crate has no backreferences, so
-/// this reproduces that pattern's backtracking by hand: at each position, try the backtick run
-/// there from longest to shortest as the opener, and accept the first length `n` for which `n`
-/// backticks follow a stretch with no backtick in it.
-fn strip_code_spans(line: &str) -> Cow<'_, str> {
-    if !line.contains('`') {
-        return Cow::Borrowed(line);
-    }
-    let bytes = line.as_bytes();
-    let mut out = String::with_capacity(line.len());
-    let (mut copied, mut pos) = (0, 0);
-    while pos < bytes.len() {
-        match code_span_end(bytes, pos) {
-            // Spans start and end on ASCII backticks, so these slices are on char boundaries.
-            Some(end) => {
-                out.push_str(&line[copied..pos]);
-                out.push(' ');
-                (copied, pos) = (end, end);
-            }
-            None => pos += 1,
-        }
-    }
-    out.push_str(&line[copied..]);
-    Cow::Owned(out)
-}
-
-/// Where a code span opening at byte `start` ends (exclusive), if one does.
-fn code_span_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let run = backtick_run(bytes, start);
-    (1..=run).rev().find_map(|n| {
-        if n < run {
-            // The opener is followed by more backticks, so the content is empty and the closer
-            // must come from the rest of this run.
-            (run - n >= n).then_some(start + 2 * n)
-        } else {
-            let content = bytes[start + n..].iter().position(|&b| b == b'`')?;
-            let closer = start + n + content;
-            (backtick_run(bytes, closer) >= n).then_some(closer + n)
-        }
-    })
-}
-
-/// How many backticks start at byte `at`.
-fn backtick_run(bytes: &[u8], at: usize) -> usize {
-    bytes[at..].iter().take_while(|&&b| b == b'`').count()
-}
-
-/// Resolves a path written in the document at `doc_path` against the document's own folder, the
-/// way a Markdown link is resolved, normalising `.`, `..` and repeated slashes.
-///
-/// `None` for an absolute path, one that climbs out of the root, or one that names the root
-/// itself: front matter is data from a file, not a path the server should follow.
-fn resolve_relative(doc_path: &str, entry: &str) -> Option<String> {
-    let entry = entry.replace('\\', "/");
-    // Checked before joining, which would otherwise turn `/etc/passwd` into `notes/etc/passwd`.
-    if entry.starts_with('/') {
-        return None;
-    }
-    let doc_path = doc_path.replace('\\', "/");
-    let dir = doc_path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut parts: Vec<&str> = Vec::new();
-    for segment in dir.split('/').chain(entry.split('/')) {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            name => parts.push(name),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// The items in first-seen order, without repeats.
@@ -431,13 +358,16 @@ mod tests {
     }
 
     #[test]
-    fn code_spans_become_spaces() {
-        assert_eq!(strip_code_spans("a `x #y` b"), "a   b");
-        assert_eq!(strip_code_spans("``#x``"), " ");
-        assert_eq!(strip_code_spans("`` `"), "  `", "`` is an empty span");
-        assert_eq!(strip_code_spans("`#open #tag"), "`#open #tag");
-        assert_eq!(strip_code_spans("é`#x`é"), "é é");
-        assert!(matches!(strip_code_spans("no code"), Cow::Borrowed("no code")));
+    fn inline_code_hides_tags_by_the_rule_links_use() {
+        let tags = |line: &str| inline_tags(&[line]);
+        assert_eq!(tags("a `x #y` b #z"), ["z"]);
+        assert_eq!(
+            tags("`` a ` #inside ``  #outside"),
+            ["outside"],
+            "a shorter run is span content"
+        );
+        assert_eq!(tags("`#open #tag"), ["tag"], "an unclosed backtick is literal");
+        assert_eq!(tags("é`#x`é"), Vec::<String>::new());
     }
 
     #[test]

@@ -81,6 +81,61 @@ impl Fences {
     }
 }
 
+/// The line with each inline code span blanked to spaces, byte for byte, so offsets still hold.
+///
+/// Spans follow CommonMark: a run of `n` backticks opens one, the next run of exactly `n` closes
+/// it, and a run with no closer is literal, so a span may hold a shorter backtick run (two
+/// backticks, `a`, one backtick, `b`, two backticks). Spans do not continue onto the next line
+/// here. Links and inline tags both look past code with this one rule, so they never disagree
+/// about what on a line is code.
+pub(crate) fn mask_code_spans(line: &str) -> Cow<'_, str> {
+    if !line.contains('`') {
+        return Cow::Borrowed(line);
+    }
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let (mut copied, mut pos) = (0, 0);
+    while pos < bytes.len() {
+        if bytes[pos] != b'`' {
+            pos += 1;
+            continue;
+        }
+        let run = backtick_run(bytes, pos);
+        match closing_run(bytes, pos + run, run) {
+            // Spans start and end on ASCII backticks, so these slices are on char boundaries.
+            Some(end) => {
+                out.push_str(&line[copied..pos]);
+                out.extend(std::iter::repeat_n(' ', end - pos));
+                (copied, pos) = (end, end);
+            }
+            None => pos += run,
+        }
+    }
+    out.push_str(&line[copied..]);
+    Cow::Owned(out)
+}
+
+/// The end (exclusive) of the first run of exactly `n` backticks at or after `from`.
+fn closing_run(bytes: &[u8], mut from: usize, n: usize) -> Option<usize> {
+    while from < bytes.len() {
+        if bytes[from] == b'`' {
+            let run = backtick_run(bytes, from);
+            if run == n {
+                return Some(from + n);
+            }
+            from += run;
+        } else {
+            from += 1;
+        }
+    }
+    None
+}
+
+/// How many backticks start at byte `at`.
+fn backtick_run(bytes: &[u8], at: usize) -> usize {
+    bytes[at..].iter().take_while(|&&b| b == b'`').count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +151,21 @@ mod tests {
         assert_eq!(trim_js("\u{feff}--- \t"), "---");
         assert!(is_blank(" \t\u{a0}"));
         assert!(!is_blank(" x "));
+    }
+
+    #[test]
+    fn code_spans_are_blanked_by_commonmark_rules() {
+        assert_eq!(mask_code_spans("a `x #y` b"), "a        b");
+        assert_eq!(mask_code_spans("``#x``"), "      ");
+        assert_eq!(
+            mask_code_spans("`` a ` b ``"),
+            "           ",
+            "a shorter run inside a span is content"
+        );
+        assert_eq!(mask_code_spans("`` `"), "`` `", "runs of different lengths never pair");
+        assert_eq!(mask_code_spans("`#open #tag"), "`#open #tag");
+        assert_eq!(mask_code_spans("é`#x`é"), "é    é");
+        assert!(matches!(mask_code_spans("no code"), Cow::Borrowed("no code")));
     }
 
     #[test]

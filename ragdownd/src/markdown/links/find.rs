@@ -4,14 +4,13 @@
 //!
 //! It only finds: where a link points is [`super::resolve`]'s question.
 
-use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::{Link, LinkKind, SCHEME, heading_name, percent_decode};
-use crate::markdown::{Fences, is_blank};
+use crate::markdown::{Fences, is_blank, mask_code_spans};
 
 /// `[[…]]` or `![[…]]`: the inside holds no bracket and no line break.
 static WIKILINK: LazyLock<Regex> =
@@ -143,60 +142,6 @@ fn indent_columns(line: &str) -> usize {
         }
     }
     columns
-}
-
-/// The line with each inline code span blanked to spaces, byte for byte, so offsets still hold.
-///
-/// Spans follow CommonMark: a run of `n` backticks opens one, the next run of exactly `n` closes
-/// it, and a run with no closer is literal. The original's regex, ``/(`+)[^`]*?\1/g``, misses a
-/// span that holds a shorter backtick run (two backticks, `a`, one backtick, `b`, two backticks)
-/// and so would find links inside it. Spans do not continue onto the next line here.
-fn mask_code_spans(line: &str) -> Cow<'_, str> {
-    if !line.contains('`') {
-        return Cow::Borrowed(line);
-    }
-    let bytes = line.as_bytes();
-    let mut out = String::with_capacity(line.len());
-    let (mut copied, mut pos) = (0, 0);
-    while pos < bytes.len() {
-        if bytes[pos] != b'`' {
-            pos += 1;
-            continue;
-        }
-        let run = backtick_run(bytes, pos);
-        match closing_run(bytes, pos + run, run) {
-            // Spans start and end on ASCII backticks, so these slices are on char boundaries.
-            Some(end) => {
-                out.push_str(&line[copied..pos]);
-                out.extend(std::iter::repeat_n(' ', end - pos));
-                (copied, pos) = (end, end);
-            }
-            None => pos += run,
-        }
-    }
-    out.push_str(&line[copied..]);
-    Cow::Owned(out)
-}
-
-/// The end (exclusive) of the first run of exactly `n` backticks at or after `from`.
-fn closing_run(bytes: &[u8], mut from: usize, n: usize) -> Option<usize> {
-    while from < bytes.len() {
-        if bytes[from] == b'`' {
-            let run = backtick_run(bytes, from);
-            if run == n {
-                return Some(from + n);
-            }
-            from += run;
-        } else {
-            from += 1;
-        }
-    }
-    None
-}
-
-/// How many backticks start at byte `at`.
-fn backtick_run(bytes: &[u8], at: usize) -> usize {
-    bytes[at..].iter().take_while(|&&b| b == b'`').count()
 }
 
 /// Pushes the wikilinks of one line that starts at byte `offset`: found in `masked`, the line with
