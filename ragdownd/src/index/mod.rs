@@ -13,4 +13,5 @@ pub mod rows;
 pub mod scan;
 pub mod store;
 pub mod sync;
+pub mod terms;
 pub mod watch;

@@ -7,7 +7,7 @@
 //! (which the next sync re-adds) and never half a file. The full-text index is built on
 //! `search_text` with LanceDB's `code` tokenizer, so identifiers such as `pg_restore` stay whole
 //! (and their parts are indexed beside them); the sync adds the identifiers it would split
-//! (`db.m5.large`) to `search_text` as one term each (`search::route::joined_terms`), so those
+//! (`db.m5.large`) to `search_text` as one term each (`index::terms::joined_terms`), so those
 //! are found whole too.
 
 use parking_lot::{Mutex, RwLock};

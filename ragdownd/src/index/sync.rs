@@ -498,7 +498,7 @@ impl Shared {
                 } else {
                     embedding_text
                 };
-                let terms = crate::search::route::joined_terms(&search_text);
+                let terms = super::terms::joined_terms(&search_text);
                 if !terms.is_empty() {
                     search_text = format!("{search_text}\n\n{}", terms.join(" "));
                 }

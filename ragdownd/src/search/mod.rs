@@ -229,7 +229,7 @@ async fn pools(
         };
         Ok::<_, SearchError>((query_vector, dense))
     };
-    let lexical_query = route::lexical_query(query);
+    let lexical_query = crate::index::terms::lexical_query(query);
     let lexical = async {
         if fusion == Fusion::DenseOnly || !HAS_WORD.is_match(query) {
             return Vec::new();

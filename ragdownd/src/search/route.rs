@@ -36,8 +36,6 @@ static CAMEL: LazyLock<Regex> = LazyLock::new(|| regex(r"\b\p{L}\p{Ll}*\p{Ll}\p{
 static WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}_]+"));
 /// Numbers with an English suffix, which prose writes: `3rd`, `10am`, `1990s`.
 static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|th|am|pm|s)$"));
-/// A whitespace-separated word holding `.`, `/`, `-`, `:` or `=` between word characters.
-static JOINED: LazyLock<Regex> = LazyLock::new(|| regex(r"[\w./:=-]*\w[./:=-]+\w[\w./:=-]*"));
 
 /// Whether `query` names something and so is fused by score rather than by rank.
 pub fn is_identifier_query(query: &str) -> bool {
@@ -66,48 +64,6 @@ fn is_slashed_path(run: &str) -> bool {
 
 fn mixes_letters_and_digits(word: &str) -> bool {
     word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
-}
-
-/// Identifiers that the full-text tokenizer would split, each as one extra term: `db.m5.large`
-/// as `db_m5_large`, `--max-batch-tokens` as `max_batch_tokens`, `deploy/kestrel-ingest` as
-/// `deploy_kestrel_ingest` and `kestrel_ingest`. LanceDB's `code` tokenizer keeps `_` inside a
-/// token but splits on `.`, `/`, `-`, `:` and `=`, so these terms, added to a chunk's indexed
-/// text and to a query, make such an identifier findable whole: one rare term, which outweighs
-/// its common pieces. Lowercase, deduplicated, in order.
-pub fn joined_terms(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |word: &str| {
-        let parts: Vec<&str> = WORD.find_iter(word).map(|m| m.as_str()).collect();
-        if parts.len() >= 2 {
-            let term = parts.join("_").to_lowercase();
-            if !out.contains(&term) {
-                out.push(term);
-            }
-        }
-    };
-    for word in JOINED.find_iter(text) {
-        add(word.as_str());
-        if word.as_str().contains('/') {
-            word.as_str().split('/').for_each(&mut add);
-        }
-    }
-    out
-}
-
-/// The text BM25 searches for `query`: each word the tokenizer would split is replaced by its
-/// [`joined_terms`], so `db.m5.large` matches the chunks holding it whole, not every chunk that
-/// says `db` or `large` often. The dense side still finds text that spells it differently.
-pub fn lexical_query(query: &str) -> String {
-    JOINED
-        .replace_all(query, |word: &regex::Captures<'_>| {
-            let terms = joined_terms(&word[0]);
-            if terms.is_empty() {
-                word[0].to_string()
-            } else {
-                terms.join(" ")
-            }
-        })
-        .into_owned()
 }
 
 /// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case.
@@ -174,29 +130,6 @@ mod tests {
         ] {
             assert!(!is_identifier_query(query), "{query:?} should not be routed");
         }
-    }
-
-    #[test]
-    fn split_identifiers_become_one_term_each() {
-        assert_eq!(
-            joined_terms("which step runs `veltra cordon kestrel-ingest` on db.m5.large, and --max-batch-tokens?"),
-            ["kestrel_ingest", "db_m5_large", "max_batch_tokens"]
-        );
-        assert_eq!(
-            joined_terms("kubectl logs deploy/Kestrel-Ingest at http://localhost:8123/healthz"),
-            [
-                "deploy_kestrel_ingest",
-                "kestrel_ingest",
-                "http_localhost_8123_healthz",
-                "localhost_8123"
-            ]
-        );
-        assert!(joined_terms("Which team owns Kestrel Ingest? It's pg_restore.").is_empty());
-        assert_eq!(
-            lexical_query("set db.m5.large via `kubectl logs deploy/kestrel-ingest`?"),
-            "set db_m5_large via `kubectl logs deploy_kestrel_ingest kestrel_ingest`?"
-        );
-        assert_eq!(lexical_query("restore backups"), "restore backups");
     }
 
     #[test]

@@ -110,7 +110,7 @@ async fn the_full_text_index_finds_identifiers_whole() {
         ("db.m5.large", "Use db.m5.large here.", "Use db m5 large here."),
     ] {
         let pair = docs_with(&[("joined.md", joined), ("apart.md", apart)]).await;
-        let lexical_query = search::route::lexical_query(query);
+        let lexical_query = ragdownd::index::terms::lexical_query(query);
         let scored = pair
             .1
             .store()
