@@ -1,4 +1,4 @@
-//! The routes (`/`, `/f/<folder>`, `/settings`; their URL state is typed in `routes/search.ts`),
+//! The routes (`/`, `/f/<folder>`, `/settings`; their URL state is typed in `lib/routeSearch.ts`),
 //! and a not-found page for anything else (the server sends the app for every path).
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from "@tanstack/react-router";
 import type { QueryClient } from "@tanstack/react-query";
@@ -6,7 +6,7 @@ import { App } from "./shell/App";
 import { Home } from "./routes/Home";
 import { NotFound } from "./routes/NotFound";
 import { FolderPage } from "./routes/folder/FolderPage";
-import { folderSearch, settingsSearch } from "./routes/search";
+import { folderSearch, settingsSearch } from "./lib/routeSearch";
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
   component: App,

@@ -1,9 +1,9 @@
-//! TanStack Query hooks over the API: one query key per resource, the polling and retry rules of
-//! the original (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is never
-//! retried), and `useRefreshAll` for after a write, which refetches everything the server changed.
-import { keepPreviousData, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+//! TanStack Query hooks over the API's reads: one query key per resource, the polling and retry
+//! rules of the original (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is
+//! never retried). The writes, and what each refetches after it, are in `mutations.ts`.
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { get, request, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type SearchHit, type Status } from "./client";
+import { get, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type SearchHit, type Status } from "./client";
 
 export const keys = {
   status: ["status"] as const,
@@ -13,6 +13,8 @@ export const keys = {
   search: (folder: string, q: string, tag: string | undefined) => ["search", folder, q, tag ?? ""] as const,
   backlinks: (path: string) => ["backlinks", path] as const,
   resolve: (from: string, link: string) => ["resolve", from, link] as const,
+  /** The bytes of a file in the docs dir (`markdown/useBlobUrl.ts`). */
+  file: (path: string) => ["file", path] as const,
   queryLog: ["query-log"] as const,
 };
 
@@ -46,6 +48,11 @@ export function useDocs(folder: string) {
     queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs", { folder })).docs,
     refetchInterval: POLL_MS,
   });
+}
+
+/** Every document of every folder (`GET /api/docs` with no folder), for the quick switcher. */
+export function useAllDocs() {
+  return useQuery({ queryKey: keys.docs("*"), queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs")).docs });
 }
 
 export function useDoc(path: string | undefined) {
@@ -95,15 +102,8 @@ export function useResolve(from: string, link: string) {
   return useQuery(resolveQuery(from, link));
 }
 
-/** After a write has been answered (the server answers once the index has synced): refetch it all. */
-export function refreshAll(client: QueryClient, skip?: (key: readonly unknown[]) => boolean): Promise<void> {
-  return client.invalidateQueries({ predicate: (q) => !skip?.(q.queryKey) });
-}
-
+/** Reads again every query on screen, e.g. after "Discard mine" drops edits for the disk's text. */
 export function useRefreshAll() {
   const client = useQueryClient();
-  return useCallback((skip?: (key: readonly unknown[]) => boolean) => refreshAll(client, skip), [client]);
+  return useCallback(() => client.invalidateQueries(), [client]);
 }
-
-/** `request` re-exported for mutations, so screens import one module. */
-export { request };

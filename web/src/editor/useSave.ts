@@ -1,9 +1,10 @@
 //! The save cycle wired to the server: holds the `save.ts` state machine, sends
-//! `POST /api/doc` when it moves to saving, feeds the answer back, says so in a toast, and
-//! refreshes everything after a write (the server answers once the index has synced).
+//! `POST /api/doc` (`useSaveDoc`, which refetches what the write changed) when it moves to
+//! saving, feeds the answer back and says so in a toast; "Discard mine" reads everything again.
 import { useCallback, useRef, useState } from "react";
-import { ApiError, type Saved } from "../api/client";
-import { request, useRefreshAll } from "../api/hooks";
+import { ApiError } from "../api/client";
+import { useRefreshAll } from "../api/hooks";
+import { useSaveDoc } from "../api/mutations";
 import { messageOf, notify } from "../lib/toast";
 import { opened, saveBody, transition, type SaveEvent, type SaveState } from "./save";
 
@@ -20,6 +21,7 @@ export interface SaveCycle {
 
 export function useSave(path: string, initial: { text: string; hash: string }): SaveCycle {
   const refreshAll = useRefreshAll();
+  const { mutateAsync: saveDoc } = useSaveDoc();
   const [state, setState] = useState(() => opened(initial.text, initial.hash));
   // The machine's state as of the last event, ahead of React's render, so two quick events
   // (a keystroke then Ctrl+S) never act on a stale state.
@@ -35,10 +37,9 @@ export function useSave(path: string, initial: { text: string; hash: string }): 
       const body = saveBody(current.current, path);
       if (!body || before.phase === "saving") return;
       try {
-        const saved = await request<Saved>("POST", "/api/doc", { body });
+        const saved = await saveDoc(body);
         send({ type: "saved", hash: saved.hash });
         notify.ok(body.overwrite ? "Saved over the version on disk" : "Saved");
-        void refreshAll();
       } catch (e) {
         if (e instanceof ApiError && e.status === 409 && e.code === "changed") {
           send({ type: "conflict" });
@@ -48,7 +49,7 @@ export function useSave(path: string, initial: { text: string; hash: string }): 
         }
       }
     },
-    [path, send, refreshAll],
+    [path, send, saveDoc],
   );
 
   const edit = useCallback((text: string) => void send({ type: "edit", text }), [send]);

@@ -4,6 +4,11 @@ export function rootPath(folder: string, doc: string): string {
   return `${folder}/${doc}`;
 }
 
+/** The path inside `folder` of a root-relative path. */
+export function insidePath(folder: string, path: string): string {
+  return path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : path;
+}
+
 /** Splits a root-relative path into its folder and the path inside it. */
 export function splitPath(path: string): { folder: string; doc: string } {
   const i = path.indexOf("/");

@@ -9,7 +9,7 @@ import { FileText, ImageOff, Paperclip } from "lucide-react";
 import { resolveQuery, useResolve } from "../api/hooks";
 import { url, type Resolved } from "../api/client";
 import { splitPath } from "../lib/paths";
-import type { FolderSearch } from "../routes/search";
+import type { FolderSearch } from "../lib/routeSearch";
 import { messageOf, notify } from "../lib/toast";
 import { headingId, hashTarget } from "./headings";
 import { isMarkdown } from "./links";

@@ -5,6 +5,7 @@
 import { useQuery, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo } from "react";
 import { fileBlob } from "../api/client";
+import { keys } from "../api/hooks";
 import { basename } from "../lib/paths";
 import { attachmentAction } from "./links";
 
@@ -13,7 +14,7 @@ const BLOB_MS = 60_000;
 /** The bytes of a root-relative path, cached 60 s. */
 export function blobQuery(path: string) {
   return {
-    queryKey: ["file", path] as const,
+    queryKey: keys.file(path),
     queryFn: () => fileBlob(path),
     staleTime: BLOB_MS,
     gcTime: BLOB_MS,

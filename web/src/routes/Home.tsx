@@ -7,7 +7,7 @@ import { useFolders, useWritable } from "../api/hooks";
 import { Button } from "../components/ui/button";
 import { Empty, ErrorCard, Skeletons } from "../components/ui/states";
 import { useTitle } from "../lib/title";
-import { CreateFolderDialog } from "./settings/CreateFolderDialog";
+import { CreateFolderDialog } from "../components/CreateFolderDialog";
 
 export const LAST_FOLDER_KEY = "ragdown.folder";
 

@@ -3,13 +3,11 @@
 //! no folder), ranked by title, path or alias, then the folders and Settings.
 import { useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
-import { useQuery } from "@tanstack/react-query";
 import { Command } from "cmdk";
 import { FileText, Settings } from "lucide-react";
-import { get, type DocInfo } from "../api/client";
-import { keys, useFolders } from "../api/hooks";
-import { rankDocs, words } from "../routes/folder/list/filter";
-import { insidePath } from "../routes/folder/list/tree";
+import { useAllDocs, useFolders } from "../api/hooks";
+import { insidePath } from "../lib/paths";
+import { rankDocs, words } from "../lib/rank";
 import { FolderIcon } from "./Sidebar";
 
 const MAX_DOCS = 50;
@@ -27,7 +25,7 @@ const groupClass =
 export default function Palette({ onDone }: { onDone: () => void }) {
   const navigate = useNavigate();
   const folders = useFolders();
-  const docs = useQuery({ queryKey: keys.docs("*"), queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs")).docs });
+  const docs = useAllDocs();
   const [query, setQuery] = useState("");
   const [value, setValue] = useState("");
 

@@ -12,7 +12,7 @@ import { plural } from "../lib/time";
 import { IndexStatus } from "./IndexStatus";
 import { ThemeToggle } from "./ThemeToggle";
 import { lock } from "./lock";
-import { CreateFolderDialog } from "../routes/settings/CreateFolderDialog";
+import { CreateFolderDialog } from "../components/CreateFolderDialog";
 
 export function folderLabel(f: Folder): string {
   return `${f.title}: ${plural(f.files, "file")}, ${f.mcp ? "on MCP" : "human-only"}`;

@@ -13,7 +13,7 @@ import { Empty, ErrorCard, Skeleton, Skeletons } from "../../components/ui/state
 import { rootPath } from "../../lib/paths";
 import { plural } from "../../lib/time";
 import { useTitle } from "../../lib/title";
-import type { FolderSearch } from "../search";
+import type { FolderSearch } from "../../lib/routeSearch";
 import { LAST_FOLDER_KEY } from "../Home";
 import { NewNote } from "./actions/NewNote";
 import { Upload } from "./actions/Upload";

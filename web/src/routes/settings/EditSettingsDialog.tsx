@@ -2,16 +2,15 @@
 //! what changed; a cleared field sends `null`, back to its variable). A new embedder is loaded
 //! before anything is saved and then rebuilds the index; a reader answers 409 and an embedder that
 //! cannot load 400, shown here.
-import { useState, type FormEvent } from "react";
-import { request, useRefreshAll } from "../../api/hooks";
+import { useState } from "react";
+import { useUpdateSettings } from "../../api/mutations";
 import type { Schemas, Status } from "../../api/client";
-import { Button } from "../../components/ui/button";
-import { Dialog, DialogFooter } from "../../components/ui/dialog";
+import { Dialog } from "../../components/ui/dialog";
+import { FormError, FormFooter, onSubmit, useDialogForm } from "../../components/ui/dialogForm";
 import { Field, inputClass } from "../../components/ui/form";
-import { messageOf, notify } from "../../lib/toast";
+import { notify } from "../../lib/toast";
 import { floorTooLow, unrelatedScore } from "./folders";
-import { FlagSelect, FormError, HookFields, NumberField } from "./formParts";
-import { useDiscardGuard } from "../../components/ui/discard";
+import { FlagSelect, HookFields, NumberField } from "./formParts";
 import { Note } from "./parts";
 import { ENV, asText, diffDraft, hookDraft, hookEnv, inherited, parseFlag, parseHook, parseNumber, type Draft, type HookKey, type Parsed } from "./settingsForm";
 
@@ -34,7 +33,7 @@ function parseServer(key: string, text: string): Parsed<string | number | boolea
 }
 
 export function EditSettingsDialog({ status, onOpenChange }: { status: Status; onOpenChange: (open: boolean) => void }) {
-  const refreshAll = useRefreshAll();
+  const update = useUpdateSettings();
   const { saved, env, embedders } = status.settings;
   const [initial] = useState<{ values: Draft; hook: Draft }>(() => ({
     values: {
@@ -50,14 +49,12 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
   }));
   const [values, setValues] = useState(initial.values);
   const [hook, setHook] = useState(initial.hook);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
 
   const top = diffDraft(initial.values, values, parseServer);
   const hookDiff = diffDraft(initial.hook, hook, parseHook);
   const errors = { ...top.errors, ...hookDiff.errors };
   const dirty = Object.keys(top.patch).length + Object.keys(hookDiff.patch).length > 0;
-  const { onOpenChange: guarded, guard } = useDiscardGuard(dirty && !busy, () => onOpenChange(false));
+  const form = useDialogForm(update, { dirty: dirty && !update.isPending, close: () => onOpenChange(false) });
   const set = (key: string) => (v: string) => setValues((d) => ({ ...d, [key]: v }));
 
   // The embedder and floor the form would put in effect, for the low-floor flag.
@@ -69,24 +66,15 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
   const lowFloor = floorTooLow(floor, unrelated);
   const newEmbedder = embedder !== (status.settings.embedder ?? "granite-small");
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (Object.keys(errors).length || busy) return;
+  const submit = () => {
+    if (Object.keys(errors).length || form.busy) return;
     if (!dirty) return onOpenChange(false);
-    const body = { ...top.patch } as Schemas["SettingsPatch"];
-    if (Object.keys(hookDiff.patch).length) body.hook = hookDiff.patch as Schemas["FolderHook"];
-    setBusy(true);
-    setError(null);
-    try {
-      await request<Schemas["SettingsAnswer"]>("PATCH", "/api/settings", { body });
+    const patch = { ...top.patch } as Schemas["SettingsPatch"];
+    if (Object.keys(hookDiff.patch).length) patch.hook = hookDiff.patch as Schemas["FolderHook"];
+    return form.run(patch, () => {
       notify.ok(newEmbedder ? `Saved: the index is being rebuilt with ${embedder}` : "Saved the server settings");
-      await refreshAll();
       onOpenChange(false);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const placeholder = (key: HookKey) => {
@@ -97,51 +85,48 @@ export function EditSettingsDialog({ status, onOpenChange }: { status: Status; o
   };
 
   return (
-    <Dialog open onOpenChange={guarded} title="Edit settings" description="Saved in .ragdown-server.json in the docs directory, over the variables, and applied at once. An empty field goes back to its variable." wide>
-      <form onSubmit={(e) => void submit(e)} className="space-y-5" noValidate>
-        <Field label="Embedder" hint="A new one rebuilds the index, and wants its own hook minimum score.">
-          {(ids) => (
-            <select {...ids} autoFocus className={inputClass} value={values.embedder} onChange={(e) => set("embedder")(e.target.value)}>
-              <option value="">From {ENV.embedder} ({env.embedder ?? "granite-small"})</option>
-              {Object.keys(embedders).map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        {newEmbedder && <Note tone="info">Saving loads {embedder} first, then rebuilds the whole index with it; search answers from the old index until then.</Note>}
-        <div className="grid gap-4 sm:grid-cols-3">
-          {FLAGS.map((f) => (
-            <FlagSelect key={f.key} label={f.label} hint={f.hint} env={ENV[f.key]} envValue={env[f.key]} value={values[f.key] ?? ""} onChange={set(f.key)} />
-          ))}
-        </div>
-        <div className="grid gap-4 sm:grid-cols-2">
-          {COUNTS.map((f) => (
-            <NumberField key={f.key} label={f.label} hint={f.hint} value={values[f.key] ?? ""} onChange={set(f.key)} placeholder={inherited(ENV[f.key], env[f.key])} error={errors[f.key]} step="1" />
-          ))}
-        </div>
-        <fieldset className="space-y-3">
-          <legend className="text-sm font-semibold">Search defaults</legend>
-          <p className="text-xs text-zinc-600 dark:text-zinc-400">What ragdown_context injects before each prompt when the hook passes no arguments of its own.</p>
-          <HookFields
-            draft={hook}
-            errors={hookDiff.errors}
-            onChange={(key, v) => setHook((h) => ({ ...h, [key]: v }))}
-            placeholder={placeholder}
-            minScoreWarning={lowFloor ? <span className="text-amber-700 dark:text-amber-300">At or below {unrelated}, what unrelated prompts reach with {embedder}.</span> : undefined}
-          />
-        </fieldset>
-        <FormError error={error} />
-        <DialogFooter>
-          <Button onClick={() => guarded(false)}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={busy || Object.keys(errors).length > 0}>
-            {busy ? "Saving…" : "Save"}
-          </Button>
-        </DialogFooter>
-      </form>
-      {guard}
-    </Dialog>
+    <>
+      <Dialog open onOpenChange={form.onOpenChange} title="Edit settings" description="Saved in .ragdown-server.json in the docs directory, over the variables, and applied at once. An empty field goes back to its variable." wide>
+        <form onSubmit={onSubmit(submit)} className="space-y-5" noValidate>
+          <Field label="Embedder" hint="A new one rebuilds the index, and wants its own hook minimum score.">
+            {(ids) => (
+              <select {...ids} autoFocus className={inputClass} value={values.embedder} onChange={(e) => set("embedder")(e.target.value)}>
+                <option value="">From {ENV.embedder} ({env.embedder ?? "granite-small"})</option>
+                {Object.keys(embedders).map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          {newEmbedder && <Note tone="info">Saving loads {embedder} first, then rebuilds the whole index with it; search answers from the old index until then.</Note>}
+          <div className="grid gap-4 sm:grid-cols-3">
+            {FLAGS.map((f) => (
+              <FlagSelect key={f.key} label={f.label} hint={f.hint} env={ENV[f.key]} envValue={env[f.key]} value={values[f.key] ?? ""} onChange={set(f.key)} />
+            ))}
+          </div>
+          <div className="grid gap-4 sm:grid-cols-2">
+            {COUNTS.map((f) => (
+              <NumberField key={f.key} label={f.label} hint={f.hint} value={values[f.key] ?? ""} onChange={set(f.key)} placeholder={inherited(ENV[f.key], env[f.key])} error={errors[f.key]} step="1" />
+            ))}
+          </div>
+          <fieldset className="space-y-3">
+            <legend className="text-sm font-semibold">Search defaults</legend>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">What ragdown_context injects before each prompt when the hook passes no arguments of its own.</p>
+            <HookFields
+              draft={hook}
+              errors={hookDiff.errors}
+              onChange={(key, v) => setHook((h) => ({ ...h, [key]: v }))}
+              placeholder={placeholder}
+              minScoreWarning={lowFloor ? <span className="text-amber-700 dark:text-amber-300">At or below {unrelated}, what unrelated prompts reach with {embedder}.</span> : undefined}
+            />
+          </fieldset>
+          <FormError error={form.error} />
+          <FormFooter onCancel={() => form.onOpenChange(false)} busy={form.busy} label="Save" busyLabel="Saving…" disabled={form.busy || Object.keys(errors).length > 0} />
+        </form>
+      </Dialog>
+      {form.guard}
+    </>
   );
 }

@@ -8,7 +8,7 @@ import type { Folder } from "../../api/client";
 import { Button, IconButton } from "../../components/ui/button";
 import { Badge, Empty, ErrorCard, Skeletons } from "../../components/ui/states";
 import { plural } from "../../lib/time";
-import { CreateFolderDialog } from "./CreateFolderDialog";
+import { CreateFolderDialog } from "../../components/CreateFolderDialog";
 import { DeleteFolderDialog } from "./DeleteFolderDialog";
 import { EditFolderDialog } from "./EditFolderDialog";
 import { joinTitles, lowFloorFolders, unrelatedScore } from "./folders";

@@ -2,30 +2,25 @@
 //! indexes; each can be deleted from disk (writable only) after a confirmation.
 import { useState } from "react";
 import { FileX, Trash2 } from "lucide-react";
-import { request, useRefreshAll } from "../../api/hooks";
+import { useDeleteLoose } from "../../api/mutations";
 import { IconButton } from "../../components/ui/button";
 import { Confirm } from "../../components/ui/dialog";
 import { messageOf, notify } from "../../lib/toast";
 
 export function LooseFiles({ files, writable }: { files: readonly string[]; writable: boolean }) {
-  const refreshAll = useRefreshAll();
+  const remove = useDeleteLoose();
   const [deleting, setDeleting] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   if (files.length === 0) return null;
 
-  const remove = async (name: string) => {
-    setBusy(true);
-    try {
-      await request("DELETE", "/api/loose", { query: { name } });
-      notify.ok(`Deleted ${name}`);
-      await refreshAll();
-      setDeleting(null);
-    } catch (e) {
-      notify.fail(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  // The list goes once its last file does: the toast follows the promise, not this component.
+  const confirm = (name: string) =>
+    void remove.mutateAsync(name).then(
+      () => {
+        notify.ok(`Deleted ${name}`);
+        setDeleting(null);
+      },
+      (e: unknown) => notify.fail(messageOf(e)),
+    );
 
   return (
     <section aria-labelledby="loose-files" className="space-y-2 pt-2">
@@ -52,8 +47,8 @@ export function LooseFiles({ files, writable }: { files: readonly string[]; writ
         title={`Delete ${deleting ?? ""}?`}
         description={`${deleting ?? ""} is deleted from the docs directory on disk. It was never indexed, so no folder or agent loses anything.`}
         confirm="Delete"
-        busy={busy}
-        onConfirm={() => deleting && void remove(deleting)}
+        busy={remove.isPending}
+        onConfirm={() => deleting && confirm(deleting)}
       />
     </section>
   );

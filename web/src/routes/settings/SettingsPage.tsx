@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { Tabs } from "radix-ui";
-import type { SettingsTab } from "../search";
+import type { SettingsTab } from "../../lib/routeSearch";
 import { useTitle } from "../../lib/title";
 import { DeviceTab } from "./DeviceTab";
 import { FoldersTab } from "./FoldersTab";

@@ -7,7 +7,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { ChartColumn, Trash2 } from "lucide-react";
 import { get } from "../../api/client";
-import { keys, POLL_MS, request, useRefreshAll, useStatus } from "../../api/hooks";
+import { keys, POLL_MS, useStatus } from "../../api/hooks";
+import { useClearQueryLog, useUpdateSettings } from "../../api/mutations";
 import { Button } from "../../components/ui/button";
 import { Confirm } from "../../components/ui/dialog";
 import { Empty, ErrorCard, Skeletons } from "../../components/ui/states";
@@ -45,21 +46,15 @@ export function UsageTab() {
 
 function LogOff() {
   const status = useStatus();
-  const refreshAll = useRefreshAll();
-  const [busy, setBusy] = useState(false);
+  const update = useUpdateSettings();
   const readOnly = status.data?.read_only ?? false;
-  const turnOn = async () => {
-    setBusy(true);
-    try {
-      await request("PATCH", "/api/settings", { body: { query_log: true } });
-      notify.ok("The query log is on");
-      await refreshAll();
-    } catch (e) {
-      notify.fail(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  // Once the log is on this card goes away, before the answer's refetch has landed: the toast
+  // follows the promise, which outlives the card, not the card's callbacks.
+  const turnOn = () =>
+    void update.mutateAsync({ query_log: true }).then(
+      () => notify.ok("The query log is on"),
+      (e: unknown) => notify.fail(messageOf(e)),
+    );
   return (
     <Card title="The query log is off">
       <div className="flex flex-wrap items-center gap-3 py-3">
@@ -67,7 +62,7 @@ function LogOff() {
           Start the server with RAGDOWN_QUERY_LOG=true, or turn on the query log setting on the Server tab, to record each search, hook call and read in query-log.jsonl in the data directory.
         </p>
         {!readOnly && (
-          <Button variant="primary" disabled={busy} onClick={() => void turnOn()}>
+          <Button variant="primary" disabled={update.isPending} onClick={turnOn}>
             <ChartColumn className="size-4" aria-hidden /> Turn the query log on
           </Button>
         )}
@@ -224,22 +219,16 @@ function ReadsTable({ s }: { s: QueryLogSummary }) {
 }
 
 function ClearLog() {
-  const refreshAll = useRefreshAll();
+  const clearLog = useClearQueryLog();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const clear = async () => {
-    setBusy(true);
-    try {
-      await request("DELETE", "/api/query-log");
-      notify.ok("Emptied the query log");
-      setAsking(false);
-      await refreshAll();
-    } catch (e) {
-      notify.fail(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const clear = () =>
+    void clearLog.mutateAsync().then(
+      () => {
+        notify.ok("Emptied the query log");
+        setAsking(false);
+      },
+      (e: unknown) => notify.fail(messageOf(e)),
+    );
   return (
     <div className="flex justify-end">
       <Button variant="ghost" onClick={() => setAsking(true)}>
@@ -251,8 +240,8 @@ function ClearLog() {
         title="Empty the query log?"
         description="Every logged search, hook call and read is deleted from the server, and these figures start again from nothing."
         confirm="Empty the log"
-        busy={busy}
-        onConfirm={() => void clear()}
+        busy={clearLog.isPending}
+        onConfirm={clear}
       />
     </div>
   );

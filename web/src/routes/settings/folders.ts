@@ -1,21 +1,6 @@
-//! The Folders tab's rules, pure: the server's folder-name rule (so the dialog can say what is
-//! wrong before it asks), and which folders set a hook minimum score too low for the embedder.
+//! The Folders tab's rules, pure: which folders set a hook minimum score too low for the embedder,
+//! and how their titles are listed in the warning. (The folder-name rule is `lib/folderName.ts`.)
 import type { Folder, Status } from "../../api/client";
-
-/** The server's rule (`ragdownd/src/folders.rs`), kept in step with it. */
-const NAME = /^[A-Za-z0-9_][A-Za-z0-9 _.-]{0,63}$/;
-
-/** Why `name` cannot name a new folder, or null when it can. `taken` lists the existing names. */
-export function folderNameProblem(name: string, taken: readonly string[] = []): string | null {
-  if (name === "") return "A name is required.";
-  if (name.trim() !== name) return "No spaces at the start or the end.";
-  if (name.length > 64) return "At most 64 characters.";
-  if (name.startsWith(".")) return "It cannot start with a dot: dot-directories are never indexed.";
-  if (!NAME.test(name)) return "Only letters, digits, spaces, '_', '.' and '-', starting with a letter, a digit or '_'.";
-  if (name === "node_modules") return "node_modules is never indexed: pick another name.";
-  if (taken.includes(name)) return `A folder named ${name} already exists.`;
-  return null;
-}
 
 /** The best score an unrelated prompt reached with the embedder in use, when it was measured. */
 export function unrelatedScore(status: Status | undefined): number | null {

@@ -62,13 +62,3 @@ export function FlagSelect({ label, hint, env, envValue, value, onChange }: { la
     </Field>
   );
 }
-
-/** The server's refusal, shown inside the dialog. */
-export function FormError({ error }: { error: string | null }) {
-  if (!error) return null;
-  return (
-    <div role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
-      {error}
-    </div>
-  );
-}

@@ -14,10 +14,12 @@ import { Empty, ErrorCard, Skeletons } from "../../../components/ui/states";
 import { plural } from "../../../lib/time";
 import { FolderIcon } from "../../../shell/Sidebar";
 import { openQuickSwitcher, shortcutLabel } from "../../../shell/QuickSwitcher";
-import { folderTags, hasTag, matchesFilter, normalizeTag, words } from "./filter";
+import { words } from "../../../lib/rank";
+import { folderTags, hasTag, matchesFilter, normalizeTag } from "./filter";
 import { SearchResults } from "./SearchResults";
 import { Tree } from "./Tree";
-import { insidePath, parentDir } from "./tree";
+import { insidePath } from "../../../lib/paths";
+import { parentDir } from "./tree";
 
 export interface ListPaneProps {
   folder: Folder;

@@ -10,7 +10,7 @@ import { ErrorCard, Skeleton } from "../../../components/ui/states";
 import { ago } from "../../../lib/time";
 import { AgentBadge } from "./badges";
 import { headingSlug, snippet } from "./filter";
-import { insidePath } from "./tree";
+import { insidePath } from "../../../lib/paths";
 
 export const SEARCH_DEBOUNCE_MS = 250;
 

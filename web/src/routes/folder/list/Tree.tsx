@@ -9,7 +9,8 @@ import { clsx } from "clsx";
 import type { DocInfo, Folder } from "../../../api/client";
 import { ago } from "../../../lib/time";
 import { AgentBadge, SupersededBadge } from "./badges";
-import { ancestors, buildTree, insidePath, moveTarget, parentDir, recentDocs, visibleRows, type Row } from "./tree";
+import { insidePath } from "../../../lib/paths";
+import { ancestors, buildTree, moveTarget, parentDir, recentDocs, visibleRows, type Row } from "./tree";
 import { useMove } from "./useMove";
 
 export interface TreeProps {

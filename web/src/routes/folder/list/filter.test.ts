@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { folderTags, hasTag, headingSlug, matchesFilter, normalizeTag, rankDocs, snippet, words } from "./filter";
-import { docInfo } from "./testing";
+import { words } from "../../../lib/rank";
+import { folderTags, hasTag, headingSlug, matchesFilter, normalizeTag, snippet } from "./filter";
+import { docInfo } from "../../../api/testing";
 
 describe("matchesFilter", () => {
   const kafka = docInfo("runbooks/ops/kafka.md", {
@@ -75,29 +76,5 @@ describe("snippet", () => {
   it("keeps the text of links and drops code and emphasis marks", () => {
     expect(snippet("See [[deploy#Rolling back|the rollback]] and [[kafka]], [the runbook](deploy.md), `kubectl` and **never** __this__."))
       .toBe("See the rollback and kafka, the runbook, kubectl and never this.");
-  });
-});
-
-describe("rankDocs", () => {
-  const docs = [
-    docInfo("runbooks/deploy.md", { title: "Deploying services", aliases: ["release process"], mtime_ms: 1 }),
-    docInfo("notes/weekly.md", { title: "Platform weekly", aliases: [], mtime_ms: 2 }),
-    docInfo("runbooks/kafka.md", { title: "Kafka operations", aliases: ["event bus"], mtime_ms: 3 }),
-    docInfo("notes/kafka-ideas.md", { title: "Ideas about Kafka", aliases: [], mtime_ms: 4 }),
-  ];
-  const paths = (q: string, limit = 10) => rankDocs(docs, q, limit).map((d) => d.path);
-
-  it("ranks a title that starts with the query first, then one holding it", () => {
-    expect(paths("kafka")).toEqual(["runbooks/kafka.md", "notes/kafka-ideas.md"]);
-  });
-
-  it("matches aliases and paths, every word", () => {
-    expect(paths("release")).toEqual(["runbooks/deploy.md"]);
-    expect(paths("notes kafka")).toEqual(["notes/kafka-ideas.md"]);
-    expect(paths("bus event")).toEqual(["runbooks/kafka.md"]);
-  });
-
-  it("lists the newest first for a blank query, up to the limit", () => {
-    expect(paths("", 2)).toEqual(["notes/kafka-ideas.md", "runbooks/kafka.md"]);
   });
 });

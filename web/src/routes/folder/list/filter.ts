@@ -1,14 +1,9 @@
 //! Matching in the browser: the list's Filter (every word, ignoring case, in the title, path,
 //! aliases, tags or description), the tag filter as the server applies it (a tag or any tag
-//! under it), the quick switcher's ranking, and what a search hit shows and where it opens
-//! (a snippet of its text, the slug of its heading). Pure: no React, no requests.
+//! under it), and what a search hit shows and where it opens (a snippet of its text, the slug
+//! of its heading). Pure: no React, no requests. (The quick switcher's ranking is `lib/rank.ts`.)
 import { slug } from "github-slugger";
 import type { DocInfo } from "../../../api/client";
-
-/** The words of a query, lowercased; none for blank input. */
-export function words(query: string): string[] {
-  return query.toLowerCase().split(/\s+/).filter(Boolean);
-}
 
 function haystack(doc: DocInfo, path: string): string {
   return [doc.title, path, ...doc.aliases, ...doc.tags.map((t) => `#${t}`), doc.description ?? ""].join("\n").toLowerCase();
@@ -65,24 +60,4 @@ export function snippet(text: string): string {
     .replace(/(\*\*|__|`)/g, "")
     .replace(/\s+/g, " ")
     .trim();
-}
-
-/**
- * The quick switcher's matches: documents whose title, path or an alias hold every word, best
- * first (the title starting with the query, then holding it whole, then the rest), at most `limit`.
- */
-export function rankDocs(docs: readonly DocInfo[], query: string, limit: number): DocInfo[] {
-  const want = words(query);
-  const whole = want.join(" ");
-  const scored: { doc: DocInfo; score: number }[] = [];
-  for (const doc of docs) {
-    const title = doc.title.toLowerCase();
-    const text = [title, doc.path.toLowerCase(), ...doc.aliases.map((a) => a.toLowerCase())].join("\n");
-    if (!want.every((w) => text.includes(w))) continue;
-    const alias = doc.aliases.some((a) => a.toLowerCase().startsWith(whole));
-    const score = title.startsWith(whole) ? 0 : title.includes(whole) ? 1 : alias ? 2 : 3;
-    scored.push({ doc, score });
-  }
-  scored.sort((a, b) => a.score - b.score || b.doc.mtime_ms - a.doc.mtime_ms || a.doc.path.localeCompare(b.doc.path));
-  return scored.slice(0, limit).map((s) => s.doc);
 }

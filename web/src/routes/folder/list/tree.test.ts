@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ancestors, buildTree, insidePath, moveTarget, movedPath, recentDocs, visibleRows, type DirNode, type TreeNode } from "./tree";
-import { docInfo } from "./testing";
+import { insidePath } from "../../../lib/paths";
+import { ancestors, buildTree, moveTarget, movedPath, recentDocs, visibleRows, type DirNode, type TreeNode } from "./tree";
+import { docInfo } from "../../../api/testing";
 
 const names = (dir: DirNode) => dir.children.map((c: TreeNode) => (c.kind === "dir" ? `${c.name}/` : c.name));
 

@@ -3,6 +3,7 @@
 //! a `role="tree"` shows for the directories that are open, the "Recently changed" list, and
 //! where a dragged document or subfolder lands. Pure: no React, no requests.
 import type { DocInfo } from "../../../api/client";
+import { insidePath } from "../../../lib/paths";
 
 export interface DocNode {
   kind: "doc";
@@ -38,11 +39,6 @@ export interface Row {
 
 /** Natural, case-insensitive order: "note 2" before "Note 10". */
 export const compareNames = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" }).compare;
-
-/** The path inside `folder` of a root-relative path. */
-export function insidePath(folder: string, path: string): string {
-  return path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : path;
-}
 
 /** The directories that hold `path`, outermost first: "a/b/c.md" → ["a", "a/b"]. */
 export function ancestors(path: string): string[] {

@@ -1,36 +1,29 @@
-//! Delete document: a confirmation whose safe button is the default, then `DELETE /api/doc`, a
-//! toast, the folder without `?doc=`, and everything refetched (the server answers once the index
-//! has synced).
-import { useState } from "react";
+//! Delete document: a confirmation whose safe button is the default, then `DELETE /api/doc`
+//! (`useDeleteDoc`, which refetches what it changed), a toast, and the folder without `?doc=`.
 import { useNavigate } from "@tanstack/react-router";
-import { useQueryClient } from "@tanstack/react-query";
-import { request, useRefreshAll } from "../../../api/hooks";
+import { useDeleteDoc, useForgetPath } from "../../../api/mutations";
 import { Confirm } from "../../../components/ui/dialog";
 import { splitPath } from "../../../lib/paths";
 import { messageOf, notify } from "../../../lib/toast";
 import { useListSearch } from "../../../markdown/resolved";
-import { forgetPath, isOfPath } from "./forget";
 
 export function DeleteDoc({ path, open, onOpenChange }: { path: string; open: boolean; onOpenChange: (open: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
+  const deleteDoc = useDeleteDoc();
+  const forget = useForgetPath();
   const navigate = useNavigate();
-  const client = useQueryClient();
-  const refreshAll = useRefreshAll();
   const current = useListSearch();
+  const busy = deleteDoc.isPending;
 
   const remove = async () => {
-    setBusy(true);
     try {
-      await request("DELETE", "/api/doc", { query: { path } });
+      await deleteDoc.mutateAsync(path);
       notify.ok(`Deleted ${path}`);
       onOpenChange(false);
       await navigate({ to: "/f/$folder", params: { folder: splitPath(path).folder }, search: { tag: current.tag, sort: current.sort } });
-      forgetPath(client, path);
-      await refreshAll((key) => isOfPath(key, path));
+      // Only once the document is off screen: drop what is left of it.
+      forget(path);
     } catch (err) {
       notify.fail(`Could not delete ${path}: ${messageOf(err)}`);
-    } finally {
-      setBusy(false);
     }
   };
 

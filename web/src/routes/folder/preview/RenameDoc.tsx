@@ -1,20 +1,17 @@
 //! Rename or move: one field, the path inside the folder, sent as `POST /api/move` with
 //! root-relative paths. The server rewrites every link to the note; a 409 means the target
 //! exists. On success the new path opens, and everything but the old path is refetched.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
-import { useQueryClient } from "@tanstack/react-query";
-import { ApiError, type Moved } from "../../../api/client";
-import { request, useRefreshAll } from "../../../api/hooks";
-import { Button } from "../../../components/ui/button";
-import { Dialog, DialogFooter } from "../../../components/ui/dialog";
-import { useDiscardGuard } from "../../../components/ui/discard";
+import { ApiError } from "../../../api/client";
+import { useForgetPath, useMoveDoc } from "../../../api/mutations";
+import { Dialog } from "../../../components/ui/dialog";
+import { FormFooter, onSubmit, useDialogForm } from "../../../components/ui/dialogForm";
 import { Field, Input } from "../../../components/ui/form";
 import { plural } from "../../../lib/time";
 import { rootPath, splitPath } from "../../../lib/paths";
 import { messageOf, notify } from "../../../lib/toast";
 import { useListSearch } from "../../../markdown/resolved";
-import { forgetPath, isOfPath } from "./forget";
 
 const MARKDOWN = /\.(md|markdown|mdx)$/i;
 
@@ -28,56 +25,49 @@ export function movedPath(value: string, old: string): string {
 export function RenameDoc({ path, open, onOpenChange }: { path: string; open: boolean; onOpenChange: (open: boolean) => void }) {
   const { folder, doc } = splitPath(path);
   const [value, setValue] = useState(doc);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const move = useMoveDoc();
+  const forget = useForgetPath();
   const navigate = useNavigate();
-  const client = useQueryClient();
-  const refreshAll = useRefreshAll();
   const current = useListSearch();
   const target = movedPath(value, doc);
   const changed = target !== doc;
 
   const close = () => {
     setValue(doc);
-    setError(null);
     onOpenChange(false);
   };
-  const { onOpenChange: guarded, guard } = useDiscardGuard(changed && !busy, close);
+  const form = useDialogForm(move, {
+    dirty: changed && !move.isPending,
+    close,
+    describe: (err) => (err instanceof ApiError && err.status === 409 ? "Already exists." : messageOf(err)),
+  });
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!target || !changed || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const moved = await request<Moved>("POST", "/api/move", { body: { from: path, to: rootPath(folder, target) } });
+  const submit = () => {
+    if (!target || !changed || form.busy) return;
+    return form.run({ from: path, to: rootPath(folder, target) }, async (moved) => {
       // The server names the documents whose links it rewrote, not how many links.
       const rewritten = moved.updated.length ? ` · links rewritten in ${plural(moved.updated.length, "document")}` : "";
       notify.ok(`Moved to ${moved.to}${rewritten}`);
       onOpenChange(false);
       await navigate({ to: "/f/$folder", params: { folder }, search: { doc: splitPath(moved.to).doc, tag: current.tag, sort: current.sort } });
-      forgetPath(client, path);
-      await refreshAll((key) => isOfPath(key, path));
-    } catch (err) {
-      setError(err instanceof ApiError && err.status === 409 ? "Already exists." : messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+      // Only once the old path is off screen: drop what is left of it.
+      forget(path);
+    });
   };
 
   return (
     <>
       <Dialog
         open={open}
-        onOpenChange={guarded}
+        onOpenChange={form.onOpenChange}
         title="Rename or move"
         description="Links to this note from anywhere in the folder are rewritten to follow it."
       >
-        <form onSubmit={(e) => void submit(e)} className="space-y-4">
+        <form onSubmit={onSubmit(submit)} className="space-y-4">
           <Field
             label="Path"
             hint={target && target !== value.trim() ? `Saved as ${target}, in ${folder}.` : `Relative to ${folder}. Missing subfolders are created.`}
-            error={error}
+            error={form.error}
           >
             {(ids) => (
               <Input
@@ -88,7 +78,7 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
                 className="font-mono"
                 onChange={(e) => {
                   setValue(e.target.value);
-                  setError(null);
+                  form.clearError();
                 }}
                 onFocus={(e) => {
                   // Select the name, not the folders or the extension, as file managers do.
@@ -99,15 +89,13 @@ export function RenameDoc({ path, open, onOpenChange }: { path: string; open: bo
               />
             )}
           </Field>
-          <DialogFooter>
-            <Button onClick={close}>Cancel</Button>
-            <Button type="submit" variant="primary" disabled={!target || !changed || busy}>
-              {busy ? "Moving…" : "Move"}
-            </Button>
-          </DialogFooter>
+          <FormFooter onCancel={() => {
+              form.clearError();
+              close();
+            }} busy={form.busy} label="Move" busyLabel="Moving…" disabled={!target || !changed || form.busy} />
         </form>
       </Dialog>
-      {guard}
+      {form.guard}
     </>
   );
 }

@@ -1,5 +1,5 @@
 //! A `DocInfo` for unit tests, with only what a test cares about spelled out.
-import type { DocInfo } from "../../../api/client";
+import type { DocInfo } from "./client";
 
 export function docInfo(path: string, fields: Partial<DocInfo> = {}): DocInfo {
   const name = path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/, "");
