@@ -185,18 +185,28 @@ pub enum ConfigError {
     NoHome,
 }
 
-/// The validated configuration.
+/// The validated configuration: what the flags and environment say, checked and with defaults
+/// filled in. Under `serve`, saved settings (`settings/`) may override some of it at run time;
+/// [`Config::values`] is the layer they start from.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// What to run: `stdio` (one folder), `serve` (folders over HTTP) or `health`.
     pub command: Command,
-    /// Absolute and canonical.
+    /// The docs dir, absolute and canonical: the one folder (`stdio`) or the folders' parent.
     pub docs_dir: PathBuf,
+    /// The index's directory (`RAGDOWN_DATA_DIR`, else a per-docs-dir name in the cache).
     pub data_dir: PathBuf,
+    /// Whether the docs dir is one folder or a directory of folders, from the command.
     pub layout: Layout,
+    /// Follow the folder with a file watcher (`RAGDOWN_WATCH`).
     pub watch: bool,
+    /// Hide the write tools and refuse writes (`RAGDOWN_READ_ONLY`).
     pub read_only: bool,
+    /// Tool names left out of `tools/list` (`RAGDOWN_DISABLED_TOOLS`), trimmed, none empty.
     pub disabled_tools: Vec<String>,
+    /// Characters per hit in text output (`RAGDOWN_TEXT_LIMIT`).
     pub text_limit: usize,
+    /// Where `ragdown_remember` writes, relative to each folder (`RAGDOWN_NOTES_DIR`), checked.
     pub notes_dir: String,
     /// The per-document cap and link following.
     pub search: SearchSettings,
@@ -204,17 +214,23 @@ pub struct Config {
     pub hook: HookDefaults,
     /// `RAGDOWN_QUERY_LOG` (under serve, a saved `query_log` wins over it).
     pub query_log: bool,
+    /// `serve`'s address (`RAGDOWN_HOST`, `PORT`).
     pub listen: std::net::SocketAddr,
+    /// The bearer token `serve` requires; `None` only with `SECURE_LOCAL_NET` (or under `stdio`).
     pub token: Option<String>,
+    /// Host names besides loopback that MCP requests may address (`RAGDOWN_ALLOWED_HOSTS`).
     pub allowed_hosts: Vec<String>,
+    /// How long an idle HTTP connection is kept open, in ms (0: never closed).
     pub keep_alive_ms: u64,
     /// `RAGDOWN_WEB_DIR`: the web UI from disk rather than the compiled-in build.
     pub web_dir: Option<PathBuf>,
     /// `RAGDOWN_ROOT_MCP`.
     pub root_mcp: bool,
+    /// Which embedder, where its model comes from, and how the in-process one runs.
     pub embedder: EmbedderChoice,
     /// `embedd` workers and the `openai:` endpoint.
     pub endpoints: Endpoints,
+    /// The log filter (`RAGDOWN_LOG`, tracing's EnvFilter syntax).
     pub log: String,
 }
 
@@ -236,37 +252,22 @@ impl Config {
     pub fn from_cli(cli: Cli, home: Option<PathBuf>, xdg_cache: Option<PathBuf>) -> Result<Self, ConfigError> {
         let command = cli.command.unwrap_or(Command::Stdio);
         let o = cli.options;
-        let docs = o.docs_dir.ok_or(ConfigError::NoDocsDir)?;
-        let docs_dir = docs
-            .canonicalize()
-            .map_err(|_| ConfigError::DocsDirMissing(docs.clone()))?;
-        if !docs_dir.is_dir() {
-            return Err(ConfigError::DocsDirMissing(docs));
-        }
-        let token = o.token.filter(|t| !t.trim().is_empty());
-        if command == Command::Serve && token.is_none() && !o.secure_local_net {
-            return Err(ConfigError::NoAuth);
-        }
+        let docs_dir = existing_dir(o.docs_dir.clone().ok_or(ConfigError::NoDocsDir)?)?;
+        let token = bearer_token(&o, command)?;
         if o.threads == Some(0) || o.sessions == Some(0) {
             return Err(ConfigError::Threads);
         }
         let hook = hook_defaults(o.hook_top_k, o.hook_min_score, o.hook_min_ratio, o.hook_max_chars)?;
-        let cache_dir = embedd::runtime::default_cache_dir(o.cache_dir, xdg_cache, home).ok_or(ConfigError::NoHome)?;
+        let cache_dir =
+            embedd::runtime::default_cache_dir(o.cache_dir.clone(), xdg_cache, home).ok_or(ConfigError::NoHome)?;
         let layout = match command {
             Command::Stdio => Layout::Single,
             Command::Serve | Command::Health => Layout::Folders,
         };
         let data_dir = o
             .data_dir
+            .clone()
             .unwrap_or_else(|| cache_dir.join(default_data_name(&docs_dir, layout)));
-        let defaults = LocalOptions::default();
-        let local = LocalOptions {
-            threads: o.threads.unwrap_or(defaults.threads),
-            sessions: o.sessions.unwrap_or(0),
-            interactive_session: o.query_session,
-            rest_after_idle: embedd::local::rest_after_secs(o.rest_after_secs),
-            ..defaults
-        };
         Ok(Self {
             command,
             docs_dir,
@@ -274,12 +275,7 @@ impl Config {
             layout,
             watch: o.watch,
             read_only: o.read_only,
-            disabled_tools: o
-                .disabled_tools
-                .into_iter()
-                .map(|t| t.trim().to_string())
-                .filter(|t| !t.is_empty())
-                .collect(),
+            disabled_tools: trimmed(&o.disabled_tools),
             text_limit: o.text_limit,
             notes_dir: notes_dir(&o.notes_dir)?,
             search: SearchSettings {
@@ -289,45 +285,87 @@ impl Config {
             hook,
             query_log: o.query_log,
             listen: std::net::SocketAddr::new(o.host, o.port),
-            token: if o.secure_local_net && token.is_none() {
-                None
-            } else {
-                token
-            },
-            allowed_hosts: o.allowed_hosts.into_iter().filter(|h| !h.is_empty()).collect(),
+            token,
+            allowed_hosts: o.allowed_hosts.iter().filter(|h| !h.is_empty()).cloned().collect(),
             keep_alive_ms: o.keep_alive_ms,
-            web_dir: o.web_dir.filter(|d| !d.as_os_str().is_empty()),
+            web_dir: o.web_dir.clone().filter(|d| !d.as_os_str().is_empty()),
             root_mcp: o.root_mcp,
-            embedder: EmbedderChoice {
-                name: o
-                    .embedder
-                    .filter(|e| !e.trim().is_empty())
-                    .map(|e| e.trim().to_string()),
-                source: ModelSource {
-                    models_dir: o.models.unwrap_or_else(|| cache_dir.join("models")),
-                    hub_endpoint: o.hub_endpoint,
-                    allow_download: true,
-                    runtime: RuntimeOptions {
-                        explicit: o.ort_library,
-                        cache_dir: Some(cache_dir.clone()),
-                    },
-                },
-                local,
-            },
-            endpoints: Endpoints {
-                embedd_urls: o
-                    .embedd_url
-                    .into_iter()
-                    .map(|u| u.trim().to_string())
-                    .filter(|u| !u.is_empty())
-                    .collect(),
-                embedd_token: o.embedd_token.filter(|t| !t.is_empty()),
-                embedd_timeout: std::time::Duration::from_millis(o.embedd_timeout_ms.max(1)),
-                embedding_url: o.embedding_url,
-                api_key: o.embedding_api_key,
-            },
+            embedder: embedder_choice(&o, cache_dir),
+            endpoints: endpoints(&o),
             log: o.log,
         })
+    }
+}
+
+/// The docs dir, canonical, or why it cannot be used.
+fn existing_dir(docs: PathBuf) -> Result<PathBuf, ConfigError> {
+    let docs_dir = docs
+        .canonicalize()
+        .map_err(|_| ConfigError::DocsDirMissing(docs.clone()))?;
+    if !docs_dir.is_dir() {
+        return Err(ConfigError::DocsDirMissing(docs));
+    }
+    Ok(docs_dir)
+}
+
+/// The bearer token in force: a blank one counts as none, `serve` refuses to run without one
+/// unless `SECURE_LOCAL_NET` says the network is trusted, and then none is asked for.
+fn bearer_token(o: &Options, command: Command) -> Result<Option<String>, ConfigError> {
+    let token = o.token.clone().filter(|t| !t.trim().is_empty());
+    if command == Command::Serve && token.is_none() && !o.secure_local_net {
+        return Err(ConfigError::NoAuth);
+    }
+    Ok(token)
+}
+
+/// Each entry trimmed, the empty ones dropped.
+fn trimmed(entries: &[String]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The embedder by name (none: the default), its model's source under `cache_dir`, and the
+/// in-process embedder's threads and sessions.
+fn embedder_choice(o: &Options, cache_dir: PathBuf) -> EmbedderChoice {
+    let defaults = LocalOptions::default();
+    let local = LocalOptions {
+        threads: o.threads.unwrap_or(defaults.threads),
+        sessions: o.sessions.unwrap_or(0),
+        interactive_session: o.query_session,
+        rest_after_idle: embedd::local::rest_after_secs(o.rest_after_secs),
+        ..defaults
+    };
+    EmbedderChoice {
+        name: o
+            .embedder
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(str::to_string),
+        source: ModelSource {
+            models_dir: o.models.clone().unwrap_or_else(|| cache_dir.join("models")),
+            hub_endpoint: o.hub_endpoint.clone(),
+            allow_download: true,
+            runtime: RuntimeOptions {
+                explicit: o.ort_library.clone(),
+                cache_dir: Some(cache_dir),
+            },
+        },
+        local,
+    }
+}
+
+/// Where remote embedders are: `embedd` workers and the `openai:` endpoint.
+fn endpoints(o: &Options) -> Endpoints {
+    Endpoints {
+        embedd_urls: trimmed(&o.embedd_url),
+        embedd_token: o.embedd_token.clone().filter(|t| !t.is_empty()),
+        embedd_timeout: std::time::Duration::from_millis(o.embedd_timeout_ms.max(1)),
+        embedding_url: o.embedding_url.clone(),
+        api_key: o.embedding_api_key.clone(),
     }
 }
 
