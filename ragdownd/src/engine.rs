@@ -35,9 +35,13 @@ pub enum EngineError {
 /// What an engine is built from.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
+    /// The docs dir the index covers: one folder, or the folders' parent.
     pub docs_dir: PathBuf,
+    /// Where the index (LanceDB tables, lock, query log) lives.
     pub data_dir: PathBuf,
+    /// Whether `docs_dir` is one folder or a directory of folders.
     pub layout: Layout,
+    /// Follow the docs dir with a file watcher while this process is the primary.
     pub watch: bool,
     /// Start a sync as soon as the index is open (what the servers do; benchmarks time their own).
     pub sync_on_open: bool,
@@ -46,16 +50,21 @@ pub struct EngineOptions {
     pub takeover_every: Duration,
 }
 
-/// How often readers without locks try to take over, as the original does.
+/// How often readers without locks try to take over.
 pub const TAKEOVER_EVERY: Duration = Duration::from_secs(30);
 
 /// A running index.
 #[derive(Debug)]
 pub struct Engine {
+    /// As in [`EngineOptions::docs_dir`].
     pub docs_dir: PathBuf,
+    /// As in [`EngineOptions::data_dir`].
     pub data_dir: PathBuf,
+    /// As in [`EngineOptions::layout`].
     pub layout: Layout,
+    /// What embeds chunks and queries (in-process, `embedd` workers, or an API).
     pub embedder: SharedEmbedder,
+    /// The index: its store and the sync that keeps it in step with the docs dir.
     pub indexer: Indexer,
     /// `ragdown_context`'s per-endpoint session memory.
     pub hook: HookState,

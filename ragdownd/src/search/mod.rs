@@ -39,12 +39,16 @@ pub enum WrittenBy {
 /// A search.
 #[derive(Debug, Clone, Default)]
 pub struct SearchRequest<'a> {
+    /// The query as the agent or person wrote it: embedded for the dense side, rewritten for
+    /// BM25 (`index::terms::lexical_query`), and read for routing and aliases.
     pub query: &'a str,
+    /// How many hits to return, after fusion, the per-document cap and link following.
     pub limit: usize,
     /// A root-relative directory prefix ending in `/`, or empty for everything.
     pub path_prefix: String,
     /// A tag; its sub-tags match too (`project` matches `project/alpha`).
     pub tag: Option<String>,
+    /// Only documents an agent wrote, or only those it did not; `None` for both.
     pub written_by: Option<WrittenBy>,
     /// Root-relative prefixes (each ending in `/`) of which a path must start with one: the
     /// folders a root endpoint spans (none: nothing is found). `None` for no such limit.
@@ -54,6 +58,7 @@ pub struct SearchRequest<'a> {
 /// One ranked chunk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
+    /// The section, as the index holds it, with its cosine similarity to the query.
     pub chunk: Candidate,
     /// What ranks it: a sum of RRF shares (plus the alias boost), a score-fusion value in
     /// [0, 1] for a query routed there, or for a section placed by a link the linking hit's.
