@@ -410,7 +410,8 @@ fn notes_dir(raw: &str) -> Result<String, ConfigError> {
     Ok(clean.to_string())
 }
 
-/// `<sha256(mode == folders ? "folders\0" + docsDir : docsDir)[0:16]>`, as the original names it.
+/// `<sha256(mode == folders ? "folders\0" + docsDir : docsDir)[0:16]>`: the name mcp-ragdown
+/// gives the same docs dir's index, so both find the same default data dir.
 fn default_data_name(docs_dir: &Path, layout: Layout) -> String {
     let docs = docs_dir.to_string_lossy();
     let key = match layout {

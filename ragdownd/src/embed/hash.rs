@@ -1,7 +1,8 @@
 //! The `hash` embedder: deterministic vectors without a model, for tests.
 //!
-//! It matches the original bit for bit (reference §8), so the original's test expectations hold:
-//! each `[\p{L}\p{N}_]+` token of the lowercased text adds ±1 at a bucket chosen by its SHA-1.
+//! Each `[\p{L}\p{N}_]+` token of the lowercased text adds ±1 at a bucket chosen by its SHA-1.
+//! The vectors are mcp-ragdown's `hash` embedder's bit for bit, so the golden tool outputs the
+//! tests compare against (`tests/it/stdio.rs`), recorded with it, hold here.
 
 use std::sync::LazyLock;
 

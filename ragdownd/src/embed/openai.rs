@@ -1,7 +1,7 @@
 //! `openai:<model>`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, llama.cpp,
 //! `embedd`'s own HTTP side).
 //!
-//! As the original: `POST <RAGDOWN_EMBEDDING_URL>/embeddings` with `{model, input}` and the key as
+//! `POST <RAGDOWN_EMBEDDING_URL>/embeddings` with `{model, input}` and the key as
 //! a bearer token when one is set; batches of 64; answers ordered by `index` and L2-normalised; the
 //! index name `openai:<model>@<dim>`, the dimension found by embedding `"probe"` at start;
 //! connections kept alive 30 s; 60 s per request. Such a model has no measured score scale, so the

@@ -3,7 +3,7 @@
 //! One [`HookState`] belongs to each [`crate::engine::Engine`]. A session is keyed by the endpoint
 //! (the scope's root-relative prefix: `""` for stdio or the root `/mcp`, `work/` for `/mcp/work`,
 //! `work/projects/alpha/` for a subfolder endpoint) and the client's `session_id`, so two endpoints
-//! never share what a session was given (product page, Subfolders; reference §3 "Session key").
+//! never share what a session was given (a subfolder endpoint is its own scope).
 
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};

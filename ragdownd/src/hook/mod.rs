@@ -132,7 +132,7 @@ pub fn select(hits: &[Hit], seen: impl Fn(&str) -> bool, mentions: &Mentions, ga
             gated.push(i);
         }
     }
-    // Stable, as the original's sort: equal similarities keep the fused order.
+    // Stable: equal similarities keep the fused order.
     gated.sort_by(|&a, &b| hits[b].chunk.similarity.total_cmp(&hits[a].chunk.similarity));
     for i in gated {
         if chosen.len() < gates.top_k {
@@ -154,7 +154,8 @@ pub fn select(hits: &[Hit], seen: impl Fn(&str) -> bool, mentions: &Mentions, ga
 }
 
 /// Keeps blocks while they fit in `max_chars` characters; the first always goes in, and a block
-/// that does not fit is skipped, not cut (reference §3 "Budget"). Returns which were kept.
+/// that does not fit is skipped, not cut, so a later, shorter one may still go in. Returns which
+/// were kept.
 pub fn fit_budget(blocks: &[String], max_chars: usize) -> Vec<bool> {
     let mut used = 0;
     let mut any = false;

@@ -74,7 +74,7 @@ pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
         .await
         .map_err(|err| ApiError::internal(err.to_string()))??;
     let root_path = scope.to_root_path(&tools::write::shown(&rel));
-    // Lines joined with `\n`, as the original sends them; `hash` stays that of the bytes on disk,
+    // Lines joined with `\n` whatever the file's endings; `hash` stays that of the bytes on disk,
     // and a save with it keeps the file's CRLF.
     let text = tools::split_lines(&String::from_utf8_lossy(&bytes)).join("\n");
     let total = text.split('\n').count();

@@ -34,7 +34,7 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
     let q = required(&query.q, "q")?;
     let top_k = match query.top_k.as_deref().filter(|t| !t.is_empty()) {
         None => DEFAULT_TOP_K,
-        // Past the most is capped, as the original does; nothing or 0 is not a request.
+        // Past the most is capped rather than refused; nothing or 0 is not a request.
         Some(raw) => raw
             .parse::<u64>()
             .ok()

@@ -136,7 +136,7 @@ async fn serve_server(state: &AppState, server: RagdownServer, request: Request)
     let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
     config.allowed_origins = origins;
     config.max_request_body_bytes = MAX_BODY_BYTES;
-    // Stateless, plain JSON answers: each request carries everything, as the original serves it.
+    // Stateless, plain JSON answers: each request carries everything it needs.
     config.legacy_session_mode = false;
     config.json_response = true;
     let service = StreamableHttpService::new(

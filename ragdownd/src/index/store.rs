@@ -281,8 +281,8 @@ impl Store {
             // The `code` tokenizer keeps `pg_restore` one token (the default `simple` one splits
             // it); `split_identifiers` + `preserve_original` index its parts too, so prose that
             // says "restore" still meets it. Identifiers joined by `.`, `/`, `-` reach the index
-            // whole as the sync's joined terms. Stemming and English stop words as the original's
-            // defaults. Operators are not indexed: they lengthen code-heavy chunks, which BM25
+            // whole as the sync's joined terms. Stemming and English stop words (LanceDB's
+            // defaults). Operators are not indexed: they lengthen code-heavy chunks, which BM25
             // then ranks lower. On the runbook benchmark (minilm, 210 questions) BM25 alone put
             // the right section first for 76% this way, 67% without the parts, 62% with
             // operators indexed (`ragdown-bench retrieval`, bench/results).

@@ -5,10 +5,10 @@
 //! [`CHUNKER_VERSION`], which makes existing indexes rebuild instead of mixing two kinds of
 //! chunk. It must not read files or know about the index: it maps text to values.
 //!
-//! Lengths are counted in Unicode scalar values (`chars().count()`). The original counts UTF-16
-//! code units, so the two differ only for characters outside the Basic Multilingual Plane (emoji,
-//! some CJK), where a chunk here may hold a few more of them; strings are only ever cut between
-//! characters.
+//! Lengths are counted in Unicode scalar values (`chars().count()`), not UTF-16 code units as a
+//! JavaScript chunker would, so the two differ only for characters outside the Basic Multilingual
+//! Plane (emoji, some CJK), where a chunk here may hold a few more of them; strings are only ever
+//! cut between characters.
 
 use std::sync::LazyLock;
 
@@ -296,7 +296,7 @@ fn paragraph(section: &Section<'_>, start: usize, end: usize) -> Piece {
 ///
 /// A fenced block is a paragraph like any other here: one longer than `max_chars` is cut too,
 /// at its line boundaries where it can be, because an oversized chunk would be truncated by the
-/// embedder anyway and the original does the same.
+/// embedder anyway.
 fn hard_split(paragraph: Piece, max_chars: usize) -> Vec<Piece> {
     if paragraph.chars <= max_chars {
         return vec![paragraph];

@@ -20,8 +20,8 @@ use super::{Fences, mask_code_spans, normalise_newlines, trim_js};
 static FRONT_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(---|\.\.\.)\s*$").expect("valid front matter end regex"));
 
-/// A `title:` line. Read by regex rather than YAML, as the original does, so a title survives
-/// front matter that is otherwise not valid YAML.
+/// A `title:` line. Read by regex rather than YAML, so a title survives front matter that is
+/// otherwise not valid YAML.
 static TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^title:\s*(.+?)\s*$").expect("valid title regex"));
 
 /// An inline `#tag` in prose: at the start of the line or after whitespace.

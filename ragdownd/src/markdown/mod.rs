@@ -3,8 +3,9 @@
 //!
 //! This module owns reading Markdown text. It never touches the file system, the index or the
 //! embedder: callers hand it a root-relative path and the file's text, and get plain values back.
-//! Behaviour follows the TypeScript original's `src/documents/chunk.ts` (CHUNKER_VERSION 2), so an
-//! index built here has the same chunk boundaries, line numbers and breadcrumbs.
+//! Chunk boundaries, line numbers and breadcrumbs are those of mcp-ragdown's chunker
+//! (CHUNKER_VERSION 2), which this server replaces, so hits point at the same sections; the
+//! golden tests in `chunker.rs` pin them.
 //!
 //! The line-level rules that the chunker and the tag scanner must agree on (line endings, blank
 //! lines, fenced code) live here, so the two can never disagree about what is code.
@@ -51,7 +52,8 @@ pub(crate) fn is_blank(line: &str) -> bool {
 /// Tracks whether the lines seen so far leave a fenced code block open.
 ///
 /// A fence closes only on a marker of the same character that is at least as long as the opener.
-/// Like the original, any such marker closes it, even one followed by an info string.
+/// Any such marker closes it, even one followed by an info string (CommonMark would not close
+/// there; the chunker and the tag and link scanners all follow this one rule).
 #[derive(Debug, Default)]
 pub(crate) struct Fences {
     /// The open fence's character (`` ` `` or `~`) and length, or `None` outside code.

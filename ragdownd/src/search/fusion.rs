@@ -2,8 +2,8 @@
 //! score fusion for queries that name something, the alias boost and the per-document cap.
 //!
 //! Pure functions over candidates; the index and the embedder are `super`'s business. Each keeps
-//! ties in first-appearance order (dense first), as the original's stable JavaScript sort does,
-//! except that [`rank_fusion`] first breaks equal fused scores by [`tie_break`].
+//! ties in first-appearance order (dense first), as a stable sort does, except that
+//! [`rank_fusion`] first breaks equal fused scores by [`tie_break`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -48,8 +48,8 @@ pub fn fuse(lists: Vec<(&'static str, Vec<Candidate>)>, limit: usize) -> Vec<Hit
 ///
 /// Equal fused scores are ordered by [`tie_break`]: when the two pools swap two chunks (dense
 /// puts A first and B second, BM25 the reverse), both get `1/61 + 1/62`, and the pool that put
-/// them further apart decides, where the original's stable sort let the dense pool win every
-/// such tie. Chunks still equal keep first-appearance order (dense first).
+/// them further apart decides, rather than the dense pool winning every such tie. Chunks still
+/// equal keep first-appearance order (dense first).
 pub fn rank_fusion(pools: Pools) -> Vec<Hit> {
     let tie = tie_break(&pools);
     let lexical = pools.lexical.into_iter().map(|(c, _)| c).collect();

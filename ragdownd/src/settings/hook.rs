@@ -1,7 +1,6 @@
 //! The hook's settings and how they layer: call argument > the folder's `.ragdown.json` `hook` >
 //! the server settings saved from the web UI (`.ragdown-server.json`) > `RAGDOWN_HOOK_*` > the
-//! defaults, and for `min_score` last of all the embedder's own floor (product page, Folders and
-//! Configuration; reference §3 "Layering order").
+//! defaults, and for `min_score` last of all the embedder's own floor (docs/configuration.md).
 //!
 //! Files are data someone edits by hand: a value of the wrong type or out of range is ignored with
 //! a warning, never an error for the hook that reads it. A call's own out-of-range argument is an

@@ -5,8 +5,7 @@
 //! This module owns what counts as a link and where it points; backlinks, `ragdown_read_doc`'s
 //! wikilink targets, link following in search and `ragdown_move` all ask it. It is pure: it never
 //! reads the file system or the index. Callers hand it text and the folder's root-relative posix
-//! paths (with aliases), and get plain values back. Behaviour follows the original's
-//! `src/documents/links.ts`, `headings.ts` and the rewrite half of `move.ts`.
+//! paths (with aliases), and get plain values back.
 //!
 //! Text inside code is never a link: fenced blocks (the same `Fences` rule the chunker uses),
 //! indented code blocks, and inline code spans.
@@ -32,7 +31,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// A Markdown document's extension, as the original's `MARKDOWN` pattern has it.
+/// A Markdown document's extension: `.md`, `.markdown` or `.mdx`, in any case.
 static MARKDOWN_EXT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\.(md|markdown|mdx)$").expect("valid extension regex"));
 
