@@ -110,48 +110,25 @@ impl Engine {
         let is_primary = matches!(claim, primary::Claim::Primary(..));
         let meta_path = options.data_dir.join("meta.json");
         let current = IndexMeta::current(embedder.index_name(), &embedder.fingerprint(), embedder.dim());
-        let mut stored = IndexMeta::read(&meta_path);
-        if !is_primary {
-            // Only the primary rebuilds; give one that is rebuilding a moment to finish.
-            for _ in 0..20 {
-                if stored.as_ref() == Some(&current) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                stored = IndexMeta::read(&meta_path);
+        let rebuild = match is_primary {
+            true => needs_rebuild(&options.data_dir, &meta_path, &current),
+            false => {
+                reader_waits_for_rebuild(&options.data_dir, &meta_path, &current).await?;
+                false
             }
-            if stored.as_ref() != Some(&current) {
-                return Err(EngineError::ReaderNeedsRebuild(options.data_dir.clone()));
-            }
-        }
-        let rebuild = stored.as_ref() != Some(&current);
-        if rebuild {
-            match &stored {
-                Some(old) => tracing::warn!(?old, new = ?current, "the index was built differently; rebuilding it"),
-                None => tracing::info!(dir = %options.data_dir.display(), "creating a new index"),
-            }
-        }
-        let lance_dir = options.data_dir.join("lance");
-        let (store, rebuild) = match Store::open(&lance_dir, embedder.dim(), rebuild).await {
-            Ok(store) => (store, rebuild),
-            Err(err) if is_primary => {
-                // The index is a cache of the files: when it cannot be read, start it again.
-                tracing::warn!(
-                    "the index in {} cannot be opened ({err}); rebuilding it",
-                    lance_dir.display()
-                );
-                std::fs::remove_dir_all(&lance_dir).map_err(|e| EngineError::DataDir(lance_dir.clone(), e))?;
-                (Store::open(&lance_dir, embedder.dim(), true).await?, true)
-            }
-            Err(err) => return Err(err.into()),
         };
-        let store = Arc::new(store);
+        let (store, rebuild) = open_store(&options.data_dir, embedder.dim(), rebuild, is_primary).await?;
         if rebuild {
             current
                 .write(&meta_path)
                 .map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
         }
-        let indexer = Indexer::start(options.docs_dir.clone(), options.layout, store, embedder.clone());
+        let indexer = Indexer::start(
+            options.docs_dir.clone(),
+            options.layout,
+            Arc::new(store),
+            embedder.clone(),
+        );
         let engine = Arc::new(Self {
             docs_dir: options.docs_dir.clone(),
             data_dir: options.data_dir.clone(),
@@ -169,23 +146,29 @@ impl Engine {
             role_task: Mutex::new(None),
             options,
         });
+        engine.take_role(claim);
+        Ok(engine)
+    }
+
+    /// Starts what the claimed role runs: the primary answers readers, watches and (unless the
+    /// caller times its own) syncs; a reader waits to take over when the primary goes.
+    fn take_role(self: &Arc<Self>, claim: primary::Claim) {
         match claim {
             primary::Claim::Primary(listener, lock) => {
-                *engine.lock.lock() = lock;
-                drop(engine.promote(listener));
-                if engine.options.sync_on_open {
-                    engine.indexer.schedule();
+                *self.lock.lock() = lock;
+                drop(self.promote(listener));
+                if self.options.sync_on_open {
+                    self.indexer.schedule();
                 }
             }
             primary::Claim::Reader(waiting) => {
-                tracing::info!(socket = %engine.socket.display(), "another process indexes this folder; searching its index");
+                tracing::info!(socket = %self.socket.display(), "another process indexes this folder; searching its index");
                 match waiting {
-                    Some(file) => engine.start_takeover_on_lock(file),
-                    None => engine.start_takeover_loop(),
+                    Some(file) => self.start_takeover_on_lock(file),
+                    None => self.start_takeover_loop(),
                 }
             }
         }
-        Ok(engine)
     }
 
     /// Whether this process indexes; a reader forwards its syncs to the primary.
@@ -453,4 +436,57 @@ impl Scope {
 
 fn in_folder(root_path: &str, folder: &str) -> bool {
     root_path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// How long a reader waits for the primary to finish rebuilding an index built differently.
+const READER_REBUILD_WAIT: Duration = Duration::from_secs(10);
+
+/// Whether the primary must rebuild the index: its `meta.json` is missing or was written for
+/// another embedder, chunker or index version.
+fn needs_rebuild(data_dir: &Path, meta_path: &Path, current: &IndexMeta) -> bool {
+    let stored = IndexMeta::read(meta_path);
+    match &stored {
+        Some(old) if old == current => return false,
+        Some(old) => tracing::warn!(?old, new = ?current, "the index was built differently; rebuilding it"),
+        None => tracing::info!(dir = %data_dir.display(), "creating a new index"),
+    }
+    true
+}
+
+/// A reader never rebuilds: it gives a primary that is rebuilding up to
+/// [`READER_REBUILD_WAIT`] to finish (looking at `meta.json` every half second), then refuses.
+async fn reader_waits_for_rebuild(data_dir: &Path, meta_path: &Path, current: &IndexMeta) -> Result<(), EngineError> {
+    let deadline = tokio::time::Instant::now() + READER_REBUILD_WAIT;
+    loop {
+        if IndexMeta::read(meta_path).as_ref() == Some(current) {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(EngineError::ReaderNeedsRebuild(data_dir.to_path_buf()));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Opens the LanceDB store, and says whether it was made anew. The index is a cache of the
+/// files: when the primary cannot read it, it starts it again; a reader reports the error.
+async fn open_store(
+    data_dir: &Path,
+    dim: usize,
+    rebuild: bool,
+    is_primary: bool,
+) -> Result<(Store, bool), EngineError> {
+    let lance_dir = data_dir.join("lance");
+    match Store::open(&lance_dir, dim, rebuild).await {
+        Ok(store) => Ok((store, rebuild)),
+        Err(err) if is_primary => {
+            tracing::warn!(
+                "the index in {} cannot be opened ({err}); rebuilding it",
+                lance_dir.display()
+            );
+            std::fs::remove_dir_all(&lance_dir).map_err(|e| EngineError::DataDir(lance_dir.clone(), e))?;
+            Ok((Store::open(&lance_dir, dim, true).await?, true))
+        }
+        Err(err) => Err(err.into()),
+    }
 }
