@@ -5,7 +5,7 @@
 import type { EditorView } from "@codemirror/view";
 import { AlertTriangle, Loader2 } from "lucide-react";
 import { Tabs } from "radix-ui";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { Folder } from "../../api/client";
 import { useDoc, useDocs } from "../../api/hooks";
 import { Button } from "../../components/ui/button";
@@ -14,10 +14,10 @@ import { ErrorCard, Skeleton, Skeletons } from "../../components/ui/states";
 import { CodeEditor } from "../../editor/CodeEditor";
 import { wikiEntries } from "../../editor/completion";
 import { linkTarget } from "../../editor/names";
-import { statusText, unsaved } from "../../editor/save";
+import { statusText, unsaved, type SaveState } from "../../editor/save";
 import { useLeaveGuard } from "../../editor/useLeaveGuard";
 import { useSave } from "../../editor/useSave";
-import { basename } from "../../lib/paths";
+import { basename, insidePath } from "../../lib/paths";
 import { useIsDark } from "../../lib/theme";
 import { Markdown } from "../../markdown/Markdown";
 
@@ -38,8 +38,11 @@ export default function Editor({ folder, path, onClose }: EditorProps) {
     setInitial({ path, text: doc.data.text, hash: doc.data.hash });
   }
   if (initial?.path === path) return <Open key={path} folder={folder} path={path} initial={initial} onClose={onClose} />;
+  return <Loading inside={insidePath(folder.name, path)} error={doc.error && !doc.data ? doc.error : null} onRetry={() => void doc.refetch()} onClose={onClose} />;
+}
 
-  const inside = insidePath(folder.name, path);
+/** The editor's place while the file is read: its path, skeletons, or the error with Retry. */
+function Loading({ inside, error, onRetry, onClose }: { inside: string; error: Error | null; onRetry: () => void; onClose: () => void }) {
   return (
     <div className="flex h-full min-h-0 flex-col">
       <header className="flex items-start gap-3 border-b border-zinc-200 px-6 pt-4 pb-3 dark:border-zinc-800">
@@ -49,19 +52,15 @@ export default function Editor({ folder, path, onClose }: EditorProps) {
         </div>
         <Button onClick={onClose}>Close</Button>
       </header>
-      {doc.error && !doc.data ? (
+      {error ? (
         <div className="p-6">
-          <ErrorCard error={doc.error} onRetry={() => void doc.refetch()} />
+          <ErrorCard error={error} onRetry={onRetry} />
         </div>
       ) : (
         <Skeletons rows={8} label="Loading the document" />
       )}
     </div>
   );
-}
-
-function insidePath(folder: string, path: string): string {
-  return path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : path;
 }
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -92,72 +91,13 @@ function Open({ folder, path, initial, onClose }: EditorProps & { initial: { tex
     view.current?.focus();
   };
 
-  // Ctrl/Cmd+S saves instead of the browser's "save page", wherever the focus is in the pane
-  // (or nowhere); the leave question and other dialogs, outside the pane, keep their keys.
-  const saveNow = useRef(save);
-  useEffect(() => {
-    saveNow.current = save;
-  });
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
-      const target = e.target;
-      if (!(target instanceof Node) || !(target === document.body || pane.current?.contains(target))) return;
-      e.preventDefault();
-      saveNow.current();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, []);
-
-  const saving = state.phase === "saving";
-  const conflict = state.phase === "conflict";
+  useSaveShortcut(pane, save);
 
   return (
     <Tabs.Root ref={pane} value={tab} onValueChange={setTab} className="flex h-full min-h-0 flex-col">
-      <header className="flex flex-wrap items-start gap-x-4 gap-y-2 px-6 pt-4 pb-3">
-        <div className="min-w-0 flex-1">
-          <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400" title={path}>
-            {inside}
-          </p>
-          <h2 className="mt-1 truncate text-xl font-semibold tracking-tight">{title}</h2>
-          <p className="mt-0.5 flex items-center gap-2 text-sm text-zinc-500 dark:text-zinc-400">
-            <span aria-live="polite" className="inline-flex items-center gap-1.5">
-              {saving && <Loader2 aria-hidden className="size-3.5 animate-spin" />}
-              {statusText(state)}
-            </span>
-            <span aria-hidden className="hidden text-xs text-zinc-500 sm:inline dark:text-zinc-400">
-              ·{" "}
-              <kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">{isMac ? "⌘" : "Ctrl"}</kbd>
-              +<kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">S</kbd> to save
-            </span>
-          </p>
-        </div>
-        <div className="flex shrink-0 items-center gap-2">
-          <Tabs.List aria-label="Editor view" className="inline-flex h-9 rounded-md border border-zinc-300 p-0.5 dark:border-zinc-700">
-            {(["write", "preview"] as const).map((value) => (
-              <Tabs.Trigger
-                key={value}
-                value={value}
-                className="rounded px-3 text-sm font-medium text-zinc-500 capitalize transition-colors hover:text-zinc-900 data-[state=active]:bg-zinc-100 data-[state=active]:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100 dark:data-[state=active]:bg-zinc-800 dark:data-[state=active]:text-zinc-50"
-              >
-                {value}
-              </Tabs.Trigger>
-            ))}
-          </Tabs.List>
-          <Button onClick={() => guard.confirm(onClose)}>Close</Button>
-          <Button
-            variant="primary"
-            disabled={state.phase === "clean" || saving || conflict}
-            aria-keyshortcuts={isMac ? "Meta+S" : "Control+S"}
-            onClick={onSave}
-          >
-            Save
-          </Button>
-        </div>
-      </header>
+      <EditorHeader path={path} inside={inside} title={title} state={state} onClose={() => guard.confirm(onClose)} onSave={onSave} />
 
-      {conflict && (
+      {state.phase === "conflict" && (
         <ConflictBanner
           path={path}
           onDiscard={() => {
@@ -204,6 +144,82 @@ function Open({ folder, path, initial, onClose }: EditorProps & { initial: { tex
         onConfirm={guard.discard}
       />
     </Tabs.Root>
+  );
+}
+
+/**
+ * Ctrl/Cmd+S saves instead of the browser's "save page", wherever the focus is in the pane (or
+ * nowhere); the leave question and other dialogs, outside the pane, keep their keys.
+ */
+function useSaveShortcut(pane: RefObject<HTMLElement | null>, save: () => void) {
+  const saveNow = useRef(save);
+  useEffect(() => {
+    saveNow.current = save;
+  });
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
+      const target = e.target;
+      if (!(target instanceof Node) || !(target === document.body || pane.current?.contains(target))) return;
+      e.preventDefault();
+      saveNow.current();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [pane]);
+}
+
+interface EditorHeaderProps {
+  /** Root-relative, for the tooltip. */
+  path: string;
+  /** Inside the folder, as shown. */
+  inside: string;
+  title: string;
+  state: SaveState;
+  onClose: () => void;
+  onSave: () => void;
+}
+
+/** The path, the title and the save status, Write | Preview, Close and Save. */
+function EditorHeader({ path, inside, title, state, onClose, onSave }: EditorHeaderProps) {
+  const saving = state.phase === "saving";
+  return (
+    <header className="flex flex-wrap items-start gap-x-4 gap-y-2 px-6 pt-4 pb-3">
+      <div className="min-w-0 flex-1">
+        <p className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400" title={path}>
+          {inside}
+        </p>
+        <h2 className="mt-1 truncate text-xl font-semibold tracking-tight">{title}</h2>
+        <p className="mt-0.5 flex items-center gap-2 text-sm text-zinc-500 dark:text-zinc-400">
+          <span aria-live="polite" className="inline-flex items-center gap-1.5">
+            {saving && <Loader2 aria-hidden className="size-3.5 animate-spin" />}
+            {statusText(state)}
+          </span>
+          <span aria-hidden className="hidden text-xs text-zinc-500 sm:inline dark:text-zinc-400">
+            ·{" "}
+            <kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">{isMac ? "⌘" : "Ctrl"}</kbd>
+            +<kbd className="rounded border border-zinc-200 px-1 font-sans text-[11px] dark:border-zinc-700">S</kbd> to save
+          </span>
+        </p>
+      </div>
+      <div className="flex shrink-0 items-center gap-2">
+        <Tabs.List aria-label="Editor view" className="inline-flex h-9 rounded-md border border-zinc-300 p-0.5 dark:border-zinc-700">
+          {(["write", "preview"] as const).map((value) => (
+            <Tabs.Trigger
+              key={value}
+              value={value}
+              className="rounded px-3 text-sm font-medium text-zinc-500 capitalize transition-colors hover:text-zinc-900 data-[state=active]:bg-zinc-100 data-[state=active]:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100 dark:data-[state=active]:bg-zinc-800 dark:data-[state=active]:text-zinc-50"
+            >
+              {value}
+            </Tabs.Trigger>
+          ))}
+        </Tabs.List>
+        <Button onClick={onClose}>Close</Button>
+        <Button variant="primary" disabled={state.phase === "clean" || saving || state.phase === "conflict"} aria-keyshortcuts={isMac ? "Meta+S" : "Control+S"} onClick={onSave}>
+          Save
+        </Button>
+      </div>
+    </header>
   );
 }
 

@@ -11,14 +11,14 @@ import { useDocs, useWritable } from "../../../api/hooks";
 import { IconButton } from "../../../components/ui/button";
 import { Menu, MenuItem, MenuSeparator } from "../../../components/ui/menu";
 import { Empty, ErrorCard, Skeletons } from "../../../components/ui/states";
+import { insidePath } from "../../../lib/paths";
+import { words } from "../../../lib/rank";
 import { plural } from "../../../lib/time";
 import { FolderIcon } from "../../../shell/Sidebar";
 import { openQuickSwitcher, shortcutLabel } from "../../../shell/QuickSwitcher";
-import { words } from "../../../lib/rank";
 import { folderTags, hasTag, matchesFilter, normalizeTag } from "./filter";
 import { SearchResults } from "./SearchResults";
 import { Tree } from "./Tree";
-import { insidePath } from "../../../lib/paths";
 import { parentDir } from "./tree";
 
 export interface ListPaneProps {
@@ -33,6 +33,9 @@ export interface ListPaneProps {
 }
 
 type Mode = "filter" | "search";
+type Sort = ListPaneProps["sort"];
+/** A change to the list's URL state. */
+type SetSearch = (patch: { tag?: string | undefined; sort?: Sort }) => void;
 
 const menuButton =
   "inline-flex h-8 items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 text-sm text-zinc-700 hover:bg-zinc-50 data-[state=open]:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:data-[state=open]:bg-zinc-800";
@@ -51,145 +54,182 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
     () => all.filter((d) => (!tag || hasTag(d.tags, tag)) && matchesFilter(d, insidePath(folder.name, d.path), wanted)),
     [all, tag, wanted, folder.name],
   );
-  const setSearch = (patch: { tag?: string | undefined; sort?: "recent" | undefined }) => void navigate({ search: (s) => ({ ...s, ...patch }) });
+  const setSearch: SetSearch = (patch) => void navigate({ search: (s) => ({ ...s, ...patch }) });
+
+  let body;
+  if (mode === "search") body = <SearchResults folder={folder} query={query} tag={tag} selected={selected} sort={sort} />;
+  else if (docs.isPending) body = <Skeletons rows={8} label="Loading documents" />;
+  else if (docs.isError)
+    body = (
+      <div className="p-3">
+        <ErrorCard error={docs.error} onRetry={() => void docs.refetch()} />
+      </div>
+    );
+  else if (all.length === 0) body = <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>;
+  else if (shown.length === 0) body = <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>;
+  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
 
   return (
     <div className="flex h-full min-h-0 flex-col">
       <div className="space-y-3 px-3 pt-4 pb-3">
-        <div className="flex items-start gap-2 px-1">
-          <div className="min-w-0 flex-1">
-            <h1 className="flex items-center gap-2 text-lg leading-tight font-semibold tracking-tight">
-              <FolderIcon mcp={folder.mcp} className={clsx("size-4 shrink-0", folder.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-500 dark:text-zinc-400")} />
-              <span className="truncate" title={folder.name}>
-                {folder.title}
-              </span>
-            </h1>
-            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
-              {plural(folder.files, "file")} · {plural(folder.chunks, "chunk")} · {folder.mcp ? "on MCP" : "human-only"}
-            </p>
+        <PaneHeader folder={folder} writable={writable} onNewNote={() => onNewNote(selected ? parentDir(selected) : "")} onUpload={onUpload} />
+        <JumpButton />
+        <div className="flex items-center gap-2">
+          <ModeToggle mode={mode} onChange={setMode} />
+          <div className="ml-auto flex items-center gap-1">
+            <TagMenu tag={tag} tags={tags} setSearch={setSearch} />
+            <SortMenu sort={sort} setSearch={setSearch} />
           </div>
-          {writable && (
-            <div className="flex shrink-0 gap-0.5">
-              <IconButton label="New note" onClick={() => onNewNote(selected ? parentDir(selected) : "")}>
-                <FilePlus />
-              </IconButton>
-              <IconButton label="Upload Markdown files" onClick={onUpload}>
-                <Upload />
-              </IconButton>
-            </div>
-          )}
         </div>
+        <QueryInput mode={mode} query={query} onChange={setQuery} />
+      </div>
 
+      <div className="min-h-0 flex-1 overflow-y-auto border-t border-zinc-100 dark:border-zinc-800/60">{body}</div>
+    </div>
+  );
+}
+
+/** The folder's title, its counts and MCP state, and New note and Upload when writable. */
+function PaneHeader({ folder, writable, onNewNote, onUpload }: { folder: Folder; writable: boolean; onNewNote: () => void; onUpload: () => void }) {
+  return (
+    <div className="flex items-start gap-2 px-1">
+      <div className="min-w-0 flex-1">
+        <h1 className="flex items-center gap-2 text-lg leading-tight font-semibold tracking-tight">
+          <FolderIcon mcp={folder.mcp} className={clsx("size-4 shrink-0", folder.mcp ? "text-accent-600 dark:text-accent-500" : "text-zinc-500 dark:text-zinc-400")} />
+          <span className="truncate" title={folder.name}>
+            {folder.title}
+          </span>
+        </h1>
+        <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+          {plural(folder.files, "file")} · {plural(folder.chunks, "chunk")} · {folder.mcp ? "on MCP" : "human-only"}
+        </p>
+      </div>
+      {writable && (
+        <div className="flex shrink-0 gap-0.5">
+          <IconButton label="New note" onClick={onNewNote}>
+            <FilePlus />
+          </IconButton>
+          <IconButton label="Upload Markdown files" onClick={onUpload}>
+            <Upload />
+          </IconButton>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** "Jump to…": opens the quick switcher, showing its shortcut. */
+function JumpButton() {
+  return (
+    <button
+      type="button"
+      onClick={openQuickSwitcher}
+      className="flex h-8 w-full items-center gap-2 rounded-md bg-zinc-100 px-2.5 text-sm text-zinc-600 hover:bg-zinc-200/70 dark:bg-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800"
+    >
+      <SearchIcon className="size-3.5" aria-hidden />
+      <span className="flex-1 text-left">Jump to…</span>
+      <kbd className="rounded border border-zinc-300 bg-white px-1.5 font-sans text-[11px] text-zinc-600 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-400">{shortcutLabel()}</kbd>
+    </button>
+  );
+}
+
+/** Filter | Search: whether the box filters the list or searches what the notes say. */
+function ModeToggle({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => void }) {
+  return (
+    <ToggleGroup.Root
+      type="single"
+      value={mode}
+      onValueChange={(v) => v && onChange(v as Mode)}
+      aria-label="Filter or search"
+      className="inline-flex rounded-md border border-zinc-300 p-0.5 dark:border-zinc-700"
+    >
+      {(["filter", "search"] as const).map((m) => (
+        <ToggleGroup.Item
+          key={m}
+          value={m}
+          className="h-7 rounded px-2.5 text-sm text-zinc-600 data-[state=on]:bg-zinc-100 data-[state=on]:font-medium data-[state=on]:text-zinc-900 dark:text-zinc-400 dark:data-[state=on]:bg-zinc-800 dark:data-[state=on]:text-zinc-100"
+        >
+          {m === "filter" ? "Filter" : "Search"}
+        </ToggleGroup.Item>
+      ))}
+    </ToggleGroup.Root>
+  );
+}
+
+/** The tag filter: every tag in the folder (and the one in the URL, even if none has it now). */
+function TagMenu({ tag, tags, setSearch }: { tag: string | undefined; tags: readonly string[]; setSearch: SetSearch }) {
+  return (
+    <Menu
+      align="end"
+      trigger={
+        <button type="button" className={clsx(menuButton, tag && "border-accent-500 text-accent-700 dark:border-accent-500 dark:text-accent-100")} aria-label={tag ? `Tag filter: #${tag}` : "Tags"}>
+          <Tag className="size-3.5" aria-hidden />
+          <span className="max-w-24 truncate">{tag ? `#${tag}` : "Tags"}</span>
+        </button>
+      }
+    >
+      <MenuItem onSelect={() => setSearch({ tag: undefined })} checked={!tag}>
+        All tags
+      </MenuItem>
+      <MenuSeparator />
+      {tags.length === 0 && <p className="px-2 py-1.5 text-xs text-zinc-500 dark:text-zinc-400">No tags in this folder</p>}
+      {(tag && !tags.includes(normalizeTag(tag)) ? [normalizeTag(tag), ...tags] : tags).map((t) => (
+        <MenuItem key={t} onSelect={() => setSearch({ tag: t })} checked={!!tag && normalizeTag(tag) === t}>
+          #{t}
+        </MenuItem>
+      ))}
+    </Menu>
+  );
+}
+
+/** By path (the tree) or Recently changed (a flat list). */
+function SortMenu({ sort, setSearch }: { sort: Sort; setSearch: SetSearch }) {
+  return (
+    <Menu
+      align="end"
+      trigger={
+        <button type="button" className={clsx(menuButton, "px-2")} aria-label={`Sort: ${sort === "recent" ? "Recently changed" : "By path"}`} title="Sort">
+          <ArrowDownUp className="size-3.5" aria-hidden />
+        </button>
+      }
+    >
+      <MenuItem onSelect={() => setSearch({ sort: undefined })} checked={sort !== "recent"}>
+        By path
+      </MenuItem>
+      <MenuItem onSelect={() => setSearch({ sort: "recent" })} checked={sort === "recent"}>
+        Recently changed
+      </MenuItem>
+    </Menu>
+  );
+}
+
+/** The box the filter or the search reads, with its × to clear it. */
+function QueryInput({ mode, query, onChange }: { mode: Mode; query: string; onChange: (query: string) => void }) {
+  const label = mode === "filter" ? "Filter by title, path or tag" : "Search what the notes say";
+  return (
+    <div className="relative">
+      <SearchIcon
+        className={clsx("pointer-events-none absolute top-1/2 left-2.5 size-3.5 -translate-y-1/2", mode === "search" ? "text-accent-500" : "text-zinc-500 dark:text-zinc-400")}
+        aria-hidden
+      />
+      <input
+        type="search"
+        value={query}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={label}
+        aria-label={label}
+        className="h-9 w-full rounded-md border border-zinc-300 bg-white pr-8 pl-8 text-sm placeholder:text-zinc-400 focus:border-accent-500 focus:ring-2 focus:ring-accent-500/30 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-500 [&::-webkit-search-cancel-button]:hidden"
+      />
+      {query && (
         <button
           type="button"
-          onClick={openQuickSwitcher}
-          className="flex h-8 w-full items-center gap-2 rounded-md bg-zinc-100 px-2.5 text-sm text-zinc-600 hover:bg-zinc-200/70 dark:bg-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800"
+          aria-label="Clear"
+          onClick={() => onChange("")}
+          className="absolute top-1/2 right-1.5 inline-flex size-6 -translate-y-1/2 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 dark:hover:bg-zinc-800"
         >
-          <SearchIcon className="size-3.5" aria-hidden />
-          <span className="flex-1 text-left">Jump to…</span>
-          <kbd className="rounded border border-zinc-300 bg-white px-1.5 font-sans text-[11px] text-zinc-600 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-400">{shortcutLabel()}</kbd>
+          <X className="size-3.5" aria-hidden />
         </button>
-
-        <div className="flex items-center gap-2">
-          <ToggleGroup.Root
-            type="single"
-            value={mode}
-            onValueChange={(v) => v && setMode(v as Mode)}
-            aria-label="Filter or search"
-            className="inline-flex rounded-md border border-zinc-300 p-0.5 dark:border-zinc-700"
-          >
-            {(["filter", "search"] as const).map((m) => (
-              <ToggleGroup.Item
-                key={m}
-                value={m}
-                className="h-7 rounded px-2.5 text-sm text-zinc-600 data-[state=on]:bg-zinc-100 data-[state=on]:font-medium data-[state=on]:text-zinc-900 dark:text-zinc-400 dark:data-[state=on]:bg-zinc-800 dark:data-[state=on]:text-zinc-100"
-              >
-                {m === "filter" ? "Filter" : "Search"}
-              </ToggleGroup.Item>
-            ))}
-          </ToggleGroup.Root>
-          <div className="ml-auto flex items-center gap-1">
-            <Menu
-              align="end"
-              trigger={
-                <button type="button" className={clsx(menuButton, tag && "border-accent-500 text-accent-700 dark:border-accent-500 dark:text-accent-100")} aria-label={tag ? `Tag filter: #${tag}` : "Tags"}>
-                  <Tag className="size-3.5" aria-hidden />
-                  <span className="max-w-24 truncate">{tag ? `#${tag}` : "Tags"}</span>
-                </button>
-              }
-            >
-              <MenuItem onSelect={() => setSearch({ tag: undefined })} checked={!tag}>
-                All tags
-              </MenuItem>
-              <MenuSeparator />
-              {tags.length === 0 && <p className="px-2 py-1.5 text-xs text-zinc-500 dark:text-zinc-400">No tags in this folder</p>}
-              {(tag && !tags.includes(normalizeTag(tag)) ? [normalizeTag(tag), ...tags] : tags).map((t) => (
-                <MenuItem key={t} onSelect={() => setSearch({ tag: t })} checked={!!tag && normalizeTag(tag) === t}>
-                  #{t}
-                </MenuItem>
-              ))}
-            </Menu>
-            <Menu
-              align="end"
-              trigger={
-                <button type="button" className={clsx(menuButton, "px-2")} aria-label={`Sort: ${sort === "recent" ? "Recently changed" : "By path"}`} title="Sort">
-                  <ArrowDownUp className="size-3.5" aria-hidden />
-                </button>
-              }
-            >
-              <MenuItem onSelect={() => setSearch({ sort: undefined })} checked={sort !== "recent"}>
-                By path
-              </MenuItem>
-              <MenuItem onSelect={() => setSearch({ sort: "recent" })} checked={sort === "recent"}>
-                Recently changed
-              </MenuItem>
-            </Menu>
-          </div>
-        </div>
-
-        <div className="relative">
-          <SearchIcon
-            className={clsx("pointer-events-none absolute top-1/2 left-2.5 size-3.5 -translate-y-1/2", mode === "search" ? "text-accent-500" : "text-zinc-500 dark:text-zinc-400")}
-            aria-hidden
-          />
-          <input
-            type="search"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            placeholder={mode === "filter" ? "Filter by title, path or tag" : "Search what the notes say"}
-            aria-label={mode === "filter" ? "Filter by title, path or tag" : "Search what the notes say"}
-            className="h-9 w-full rounded-md border border-zinc-300 bg-white pr-8 pl-8 text-sm placeholder:text-zinc-400 focus:border-accent-500 focus:ring-2 focus:ring-accent-500/30 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-500 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {query && (
-            <button
-              type="button"
-              aria-label="Clear"
-              onClick={() => setQuery("")}
-              className="absolute top-1/2 right-1.5 inline-flex size-6 -translate-y-1/2 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 dark:hover:bg-zinc-800"
-            >
-              <X className="size-3.5" aria-hidden />
-            </button>
-          )}
-        </div>
-      </div>
-
-      <div className="min-h-0 flex-1 overflow-y-auto border-t border-zinc-100 dark:border-zinc-800/60">
-        {mode === "search" ? (
-          <SearchResults folder={folder} query={query} tag={tag} selected={selected} sort={sort} />
-        ) : docs.isPending ? (
-          <Skeletons rows={8} label="Loading documents" />
-        ) : docs.isError ? (
-          <div className="p-3">
-            <ErrorCard error={docs.error} onRetry={() => void docs.refetch()} />
-          </div>
-        ) : all.length === 0 ? (
-          <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>
-        ) : shown.length === 0 ? (
-          <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>
-        ) : (
-          <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />
-        )}
-      </div>
+      )}
     </div>
   );
 }

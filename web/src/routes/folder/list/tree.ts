@@ -98,6 +98,14 @@ export function recentDocs(docs: readonly DocInfo[]): DocInfo[] {
   return [...docs].sort((a, b) => b.mtime_ms - a.mtime_ms || compareNames(a.path, b.path));
 }
 
+/** "Recently changed" as the tree's rows: one level, newest first. */
+export function recentRows(docs: readonly DocInfo[], folder: string): Row[] {
+  return recentDocs(docs).map((doc, i, all): Row => {
+    const path = insidePath(folder, doc.path);
+    return { node: { kind: "doc", name: path.slice(path.lastIndexOf("/") + 1), path, doc }, level: 1, posinset: i + 1, setsize: all.length, parent: "" };
+  });
+}
+
 /** The directory part of a path inside the folder ("" at the top). */
 export function parentDir(path: string): string {
   const i = path.lastIndexOf("/");
