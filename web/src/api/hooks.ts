@@ -1,5 +1,5 @@
-//! TanStack Query hooks over the API's reads: one query key per resource, the polling and retry
-//! rules of the original (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is
+//! TanStack Query hooks over the API's reads: one query key per resource, and the polling and retry
+//! rules (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is
 //! never retried). The writes, and what each refetches after it, are in `mutations.ts`.
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";

@@ -5,7 +5,7 @@ import type { ReactNode } from "react";
 import { Link } from "@tanstack/react-router";
 import { Bot, History } from "lucide-react";
 import type { Doc, DocInfo } from "../../../api/client";
-import { docTitle } from "../../../lib/docTitle";
+import { docTitle } from "../../../markdown/docTitle";
 import { splitPath } from "../../../lib/paths";
 import { ago, plural, size } from "../../../lib/time";
 import type { FrontMatter } from "../../../markdown/frontmatter";

@@ -2,8 +2,8 @@
 //! `# heading`, else the file name without its extension. The index's own title is used wherever
 //! there is one, so the header, the file list, the quick switcher and search hits agree; this rule
 //! covers a document the index does not hold yet.
-import type { FrontMatter } from "../markdown/frontmatter";
-import { basename } from "./paths";
+import type { FrontMatter } from "./frontmatter";
+import { basename } from "../lib/paths";
 
 /** The first `# heading` of a Markdown text, outside its front matter and code fences. */
 export function firstHeading(text: string): string | undefined {

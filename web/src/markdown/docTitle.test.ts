@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readFrontMatter } from "../markdown/frontmatter";
+import { readFrontMatter } from "./frontmatter";
 import { docTitle, firstHeading } from "./docTitle";
 
 const title = (path: string, text: string, indexed?: string) => docTitle(path, readFrontMatter(text), text, indexed);
