@@ -78,10 +78,10 @@ pub fn resolve(spec: &ModelSpec, source: &ModelSource) -> Result<PathBuf, EmbedE
             reason: format!("cannot remove the incomplete copy: {e}"),
         })?;
     }
-    crate::hub::download(&source.hub_endpoint, spec, &dir).map_err(|reason| EmbedError::Unavailable {
+    crate::hub::download(&source.hub_endpoint, spec, &dir).map_err(|err| EmbedError::Unavailable {
         name: spec.name.into(),
         dir: dir.clone(),
-        reason,
+        reason: err.to_string(),
     })?;
     Ok(dir)
 }
