@@ -409,7 +409,9 @@ impl Model {
             .map_err(|e| load_err(e.to_string()))?
             .with_inter_threads(1)
             .map_err(|e| load_err(e.to_string()))?;
-        provider.register(&mut builder).map_err(provider_err)?;
+        provider
+            .register(&mut builder)
+            .map_err(|e| provider_err(e.to_string()))?;
         // Only the CPU provider shares weights; the others copy them to their device anyway.
         let shared = (provider == Provider::Cpu).then(|| {
             shared.unwrap_or_else(|| {
