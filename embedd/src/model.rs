@@ -425,7 +425,7 @@ impl Model {
             })
         });
         if let Some(shared) = &shared {
-            builder = shared.apply(builder).map_err(load_err)?;
+            builder = shared.apply(builder).map_err(|e| load_err(e.to_string()))?;
         }
         let session = builder.commit_from_memory(weights).map_err(|e| {
             if provider == Provider::Cpu {
