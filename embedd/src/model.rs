@@ -47,12 +47,19 @@ pub struct ModelSource {
 /// vectors for the same text, so they may share one index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fingerprint {
+    /// The model's short name.
     pub name: String,
+    /// The name the index records (see [`ModelSpec::index_name`]).
     pub index_name: String,
+    /// The vector dimension.
     pub dim: usize,
+    /// How token vectors become one text vector: `cls` or `mean`.
     pub pooling: String,
+    /// Prepended to queries before tokenizing.
     pub query_prefix: String,
+    /// Prepended to documents before tokenizing.
     pub document_prefix: String,
+    /// Texts are truncated to this many tokens (special tokens included).
     pub max_tokens: usize,
     /// SHA-256 of the ONNX weights file.
     pub weights_sha256: String,

@@ -132,6 +132,7 @@ fn session_threads(threads: usize, sessions: usize) -> Vec<usize> {
 /// What runs the model and how: what the server's `Info` reports.
 #[derive(Debug, Clone)]
 pub struct EngineInfo {
+    /// What identifies the vectors the model makes.
     pub fingerprint: Fingerprint,
     /// The provider that really runs the model (never `auto`).
     pub provider: Provider,
@@ -143,8 +144,11 @@ pub struct EngineInfo {
     pub sessions: usize,
     /// Weight tensors every session uses one copy of (0: each session holds its own weights).
     pub shared_weights: usize,
+    /// The limits every batch keeps to.
     pub limits: BatchLimits,
+    /// The length buckets batches are made of (the provider's unless set).
     pub bucketing: Bucketing,
+    /// Most tokens one lane may hold queued.
     pub max_queue_tokens: usize,
 }
 
@@ -166,13 +170,16 @@ pub struct Embedded {
     pub vectors: Vec<Vec<f32>>,
     /// Tokens of the texts, special tokens included, padding not.
     pub tokens: usize,
+    /// Where the request's time went.
     pub timings: Timings,
 }
 
 /// How many tokens and texts wait in a lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Depth {
+    /// Texts waiting.
     pub texts: usize,
+    /// Their tokens.
     pub tokens: usize,
 }
 
