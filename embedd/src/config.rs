@@ -112,18 +112,32 @@ pub enum ModelChoice {
     /// A known model, from the cache (downloaded when missing and allowed).
     Known(&'static ModelSpec),
     /// A model directory given by path.
-    Dir { spec: &'static ModelSpec, dir: PathBuf },
+    Dir {
+        /// The model its `embedd.json`, or its name, says it holds.
+        spec: &'static ModelSpec,
+        /// The directory, holding model.onnx and tokenizer.json.
+        dir: PathBuf,
+    },
 }
 
 /// The validated configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The model to serve: a known one or a model directory.
     pub model: ModelChoice,
+    /// Where models and the ONNX Runtime library are found, and whether a missing known model
+    /// may be downloaded.
     pub source: ModelSource,
+    /// How the scheduler runs the model: provider, threads, sessions, batch and queue limits.
     pub local: LocalOptions,
+    /// The address gRPC listens on.
     pub grpc_addr: SocketAddr,
+    /// The address HTTP listens on.
     pub http_addr: SocketAddr,
+    /// The bearer token every request but `/health` must carry; `None` (unset or blank) serves
+    /// without one.
     pub token: Option<String>,
+    /// The log filter (tracing's EnvFilter syntax).
     pub log: String,
 }
 

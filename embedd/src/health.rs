@@ -19,26 +19,50 @@ pub fn local_address(listen: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, listen.port())
 }
 
+/// Why a probe found the server unhealthy. Each message starts with the URL probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// No answer: nobody listens, the connection failed, the timeout passed or the body could
+    /// not be read.
+    #[error("{url}: {source}")]
+    Request {
+        url: String,
+        #[source]
+        source: ureq::Error,
+    },
+    /// An answer other than 200, with its (trimmed) body.
+    #[error("{url}: HTTP {status}: {body}")]
+    Status { url: String, status: u16, body: String },
+}
+
 /// GETs `http://<addr><path>`: the body on a 200, otherwise what went wrong, URL included.
-pub fn probe(addr: SocketAddr, path: &str, timeout: Duration) -> Result<String, String> {
+pub fn probe(addr: SocketAddr, path: &str, timeout: Duration) -> Result<String, ProbeError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .build()
         .into();
     let url = format!("http://{addr}{path}");
-    let mut response = agent.get(&url).call().map_err(|e| format!("{url}: {e}"))?;
+    let request_failed = |source| ProbeError::Request {
+        url: url.clone(),
+        source,
+    };
+    let mut response = agent.get(&url).call().map_err(request_failed)?;
     let status = response.status();
     let body = response
         .body_mut()
         .with_config()
         .limit(1 << 20)
         .read_to_string()
-        .map_err(|e| format!("{url}: {e}"))?;
+        .map_err(request_failed)?;
     if status == 200 {
         Ok(body)
     } else {
-        Err(format!("{url}: HTTP {}: {}", status.as_u16(), body.trim()))
+        Err(ProbeError::Status {
+            url,
+            status: status.as_u16(),
+            body: body.trim().to_owned(),
+        })
     }
 }
 
@@ -82,8 +106,10 @@ mod tests {
 
     #[test]
     fn a_200_is_healthy_and_anything_else_is_not() {
-        assert_eq!(probe(answer_once("200 OK", "ok"), "/health", TIMEOUT), Ok("ok".into()));
-        let err = probe(answer_once("503 Service Unavailable", "loading"), "/health", TIMEOUT).unwrap_err();
+        assert_eq!(probe(answer_once("200 OK", "ok"), "/health", TIMEOUT).unwrap(), "ok");
+        let err = probe(answer_once("503 Service Unavailable", "loading"), "/health", TIMEOUT)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("HTTP 503: loading"), "{err}");
     }
 
@@ -93,7 +119,7 @@ mod tests {
             .unwrap()
             .local_addr()
             .unwrap();
-        let err = probe(addr, "/health", TIMEOUT).unwrap_err();
+        let err = probe(addr, "/health", TIMEOUT).unwrap_err().to_string();
         assert!(err.starts_with(&format!("http://{addr}/health: ")), "{err}");
     }
 }

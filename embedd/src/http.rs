@@ -161,7 +161,8 @@ async fn metrics(State(embedder): State<LocalEmbedder>) -> impl IntoResponse {
     (headers, embedder.metrics().render())
 }
 
-/// An HTTP error with an OpenAI-style body.
+/// An HTTP error with an OpenAI-style body. Its `From<EmbedError>` names every error, as
+/// [`crate::grpc::status`] does, so a new one must be given its HTTP status here.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
@@ -175,7 +176,12 @@ impl From<EmbedError> for ApiError {
             EmbedError::Overloaded { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
             EmbedError::InvalidInput(_) => (StatusCode::BAD_REQUEST, "invalid_request_error"),
             EmbedError::WorkerGone => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
-            _ => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
+            EmbedError::Inference(_)
+            | EmbedError::Runtime(_)
+            | EmbedError::UnknownModel { .. }
+            | EmbedError::Unavailable { .. }
+            | EmbedError::Load { .. }
+            | EmbedError::Provider { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
         };
         Self {
             status,
@@ -191,5 +197,41 @@ impl IntoResponse for ApiError {
             "error": { "message": self.message, "type": self.kind, "code": self.status.as_u16() }
         });
         (self.status, Json(body)).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mapped(err: EmbedError) -> (StatusCode, &'static str) {
+        let api = ApiError::from(err);
+        (api.status, api.kind)
+    }
+
+    #[test]
+    fn overload_is_429_bad_input_400_a_dead_worker_503_and_the_rest_500() {
+        let full = EmbedError::Overloaded {
+            lane: "bulk",
+            queued: 10,
+            capacity: 10,
+            asked: 5,
+        };
+        assert_eq!(mapped(full), (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"));
+        assert_eq!(
+            mapped(EmbedError::InvalidInput("x".into())),
+            (StatusCode::BAD_REQUEST, "invalid_request_error")
+        );
+        assert_eq!(
+            mapped(EmbedError::WorkerGone),
+            (StatusCode::SERVICE_UNAVAILABLE, "server_error")
+        );
+        let failed = EmbedError::Inference("x".into());
+        assert_eq!(mapped(failed), (StatusCode::INTERNAL_SERVER_ERROR, "server_error"));
+        let load = EmbedError::Load {
+            name: "m".into(),
+            reason: "r".into(),
+        };
+        assert_eq!(mapped(load), (StatusCode::INTERNAL_SERVER_ERROR, "server_error"));
     }
 }

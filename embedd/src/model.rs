@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use ort::session::Session;
+use ort::session::builder::SessionBuilder;
 use ort::value::Tensor;
 use prost::bytes::Bytes;
 use sha2::{Digest, Sha256};
@@ -46,15 +47,38 @@ pub struct ModelSource {
 /// vectors for the same text, so they may share one index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fingerprint {
+    /// The model's short name.
     pub name: String,
+    /// The name the index records (see [`ModelSpec::index_name`]).
     pub index_name: String,
+    /// The vector dimension.
     pub dim: usize,
+    /// How token vectors become one text vector: `cls` or `mean`.
     pub pooling: String,
+    /// Prepended to queries before tokenizing.
     pub query_prefix: String,
+    /// Prepended to documents before tokenizing.
     pub document_prefix: String,
+    /// Texts are truncated to this many tokens (special tokens included).
     pub max_tokens: usize,
     /// SHA-256 of the ONNX weights file.
     pub weights_sha256: String,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `spec`'s model with weights whose SHA-256 is `weights_sha256`.
+    fn of(spec: &ModelSpec, weights_sha256: String) -> Self {
+        Self {
+            name: spec.name.into(),
+            index_name: spec.index_name.into(),
+            dim: spec.dim,
+            pooling: spec.pooling.as_str().into(),
+            query_prefix: spec.query_prefix.into(),
+            document_prefix: spec.document_prefix.into(),
+            max_tokens: spec.max_tokens,
+            weights_sha256,
+        }
+    }
 }
 
 /// The directory a known model lives in, downloading it first when allowed and missing.
@@ -78,10 +102,10 @@ pub fn resolve(spec: &ModelSpec, source: &ModelSource) -> Result<PathBuf, EmbedE
             reason: format!("cannot remove the incomplete copy: {e}"),
         })?;
     }
-    crate::hub::download(&source.hub_endpoint, spec, &dir).map_err(|reason| EmbedError::Unavailable {
+    crate::hub::download(&source.hub_endpoint, spec, &dir).map_err(|err| EmbedError::Unavailable {
         name: spec.name.into(),
         dir: dir.clone(),
-        reason,
+        reason: err.to_string(),
     })?;
     Ok(dir)
 }
@@ -273,21 +297,113 @@ impl SessionMaker {
             return Ok(Vec::new());
         }
         let weights = read_weights(self.spec, &self.dir)?;
-        threads
-            .iter()
-            .map(|&threads| {
-                Model::from_weights(
-                    self.spec,
-                    &weights,
-                    self.weights_sha256.clone(),
-                    self.encoder.clone(),
-                    threads,
-                    self.provider,
-                    &self.runtime_options,
-                    self.shared.clone(),
-                )
+        threads.iter().map(|&threads| self.session(&weights, threads)).collect()
+    }
+
+    /// A session of the model file's bytes `weights` with `threads` intra-op threads, checked and
+    /// warmed up.
+    fn session(&self, weights: &Bytes, threads: usize) -> Result<Model, EmbedError> {
+        let (spec, provider) = (self.spec, self.provider);
+        let failed = LoadFailure { spec, provider };
+        let environment = runtime::ensure_loaded(&self.runtime_options)?;
+        let mut builder = session_builder(environment, threads).map_err(|e| failed.model(e))?;
+        provider.register(&mut builder).map_err(|e| failed.provider(e))?;
+        let shared = self.weights_to_share(weights);
+        if let Some(shared) = &shared {
+            builder = shared.apply(builder).map_err(|e| failed.model(e))?;
+        }
+        let session = builder
+            .commit_from_memory(weights)
+            .map_err(|e| failed.on_this_provider(e))?;
+        let wants_token_types = wants_token_types(&session, &failed)?;
+        let mut model = Model {
+            spec,
+            encoder: self.encoder.clone(),
+            session,
+            wants_token_types,
+            fingerprint: Fingerprint::of(spec, self.weights_sha256.clone()),
+            shared,
+        };
+        model.warm_up(&failed)?;
+        tracing::info!(model = spec.name, %provider, threads, "execution provider active (warm-up batch ran)");
+        Ok(model)
+    }
+
+    /// On the CPU, the weights a new session shares: another session's, or for the first one
+    /// those read from `weights`. Other providers copy the weights to their device anyway.
+    fn weights_to_share(&self, weights: &Bytes) -> Option<SharedWeights> {
+        (self.provider == Provider::Cpu).then(|| {
+            self.shared.clone().unwrap_or_else(|| {
+                let shared = SharedWeights::of_model(self.spec.name, weights.clone());
+                tracing::debug!(
+                    model = self.spec.name,
+                    tensors = shared.len(),
+                    "weights shared between sessions"
+                );
+                shared
             })
-            .collect()
+        })
+    }
+}
+
+/// A session builder with `threads` intra-op threads (at least one) and one inter-op thread.
+fn session_builder(environment: &ort::environment::Environment, threads: usize) -> ort::Result<SessionBuilder> {
+    Ok(Session::builder(environment)?
+        .with_intra_threads(threads.max(1))?
+        .with_inter_threads(1)?)
+}
+
+/// Whether the graph takes `token_type_ids`, once it is known to take the inputs every model
+/// needs (`input_ids`, `attention_mask`).
+fn wants_token_types(session: &Session, failed: &LoadFailure) -> Result<bool, EmbedError> {
+    let input_names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+    for required in ["input_ids", "attention_mask"] {
+        if !input_names.contains(&required) {
+            return Err(failed.model(format!(
+                "the ONNX graph has no {required} input (inputs: {input_names:?})"
+            )));
+        }
+    }
+    Ok(input_names.contains(&"token_type_ids"))
+}
+
+/// Who a failure to make a session is blamed on: the model ([`EmbedError::Load`]) or the
+/// provider it was to run on ([`EmbedError::Provider`], with what that provider needs).
+struct LoadFailure {
+    spec: &'static ModelSpec,
+    provider: Provider,
+}
+
+impl LoadFailure {
+    /// The model could not be loaded.
+    fn model(&self, reason: impl std::fmt::Display) -> EmbedError {
+        EmbedError::Load {
+            name: self.spec.name.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// The provider could not run the model; the reason gets the provider's hint appended.
+    fn provider(&self, reason: impl std::fmt::Display) -> EmbedError {
+        let hint = self.provider.hint();
+        EmbedError::Provider {
+            provider: self.provider.to_string(),
+            reason: if hint.is_empty() {
+                reason.to_string()
+            } else {
+                format!("{reason} ({hint})")
+            },
+        }
+    }
+
+    /// A failure that says nothing about whose fault it is: the model's on the CPU, which can
+    /// run any model, the provider's on the others.
+    fn on_this_provider(&self, reason: impl std::fmt::Display) -> EmbedError {
+        if self.provider == Provider::Cpu {
+            self.model(reason)
+        } else {
+            self.provider(reason)
+        }
     }
 }
 
@@ -350,16 +466,16 @@ impl Model {
         let weights = read_weights(spec, dir)?;
         let weights_sha256 = hex::encode(Sha256::digest(&weights));
         let encoder = Encoder::load(spec, dir)?;
-        Self::from_weights(
+        let first = SessionMaker {
             spec,
-            &weights,
+            dir: dir.to_path_buf(),
             weights_sha256,
             encoder,
-            threads,
             provider,
-            runtime_options,
-            None,
-        )
+            runtime_options: runtime_options.clone(),
+            shared: None,
+        };
+        first.session(&weights, threads)
     }
 
     /// What it takes to make more sessions of this model later, on any thread: they share this
@@ -376,106 +492,25 @@ impl Model {
         }
     }
 
-    /// A session of the model file's bytes `weights` (whose SHA-256 is `weights_sha256`) on
-    /// `provider`, checked and warmed up. On the CPU it takes its weights from `shared` (another
-    /// session's), or reads them from `weights` for itself and the sessions after it.
-    #[allow(clippy::too_many_arguments)]
-    fn from_weights(
-        spec: &'static ModelSpec,
-        weights: &Bytes,
-        weights_sha256: String,
-        encoder: Encoder,
-        threads: usize,
-        provider: Provider,
-        runtime_options: &RuntimeOptions,
-        shared: Option<SharedWeights>,
-    ) -> Result<Self, EmbedError> {
-        let load_err = |reason: String| EmbedError::Load {
-            name: spec.name.into(),
-            reason,
-        };
-        let provider_err = |reason: String| EmbedError::Provider {
-            provider: provider.to_string(),
-            reason: if provider.hint().is_empty() {
-                reason
-            } else {
-                format!("{reason} ({})", provider.hint())
-            },
-        };
-        let environment = runtime::ensure_loaded(runtime_options)?;
-        let mut builder = Session::builder(environment)
-            .map_err(|e| load_err(e.to_string()))?
-            .with_intra_threads(threads.max(1))
-            .map_err(|e| load_err(e.to_string()))?
-            .with_inter_threads(1)
-            .map_err(|e| load_err(e.to_string()))?;
-        provider.register(&mut builder).map_err(provider_err)?;
-        // Only the CPU provider shares weights; the others copy them to their device anyway.
-        let shared = (provider == Provider::Cpu).then(|| {
-            shared.unwrap_or_else(|| {
-                let shared = SharedWeights::of_model(spec.name, weights.clone());
-                tracing::debug!(
-                    model = spec.name,
-                    tensors = shared.len(),
-                    "weights shared between sessions"
-                );
-                shared
-            })
-        });
-        if let Some(shared) = &shared {
-            builder = shared.apply(builder).map_err(load_err)?;
-        }
-        let session = builder.commit_from_memory(weights).map_err(|e| {
-            if provider == Provider::Cpu {
-                load_err(e.to_string())
-            } else {
-                provider_err(e.to_string())
-            }
-        })?;
-        let input_names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        for required in ["input_ids", "attention_mask"] {
-            if !input_names.contains(&required) {
-                return Err(load_err(format!(
-                    "the ONNX graph has no {required} input (inputs: {input_names:?})"
-                )));
-            }
-        }
-        let wants_token_types = input_names.contains(&"token_type_ids");
-        let fingerprint = Fingerprint {
-            name: spec.name.into(),
-            index_name: spec.index_name.into(),
-            dim: spec.dim,
-            pooling: spec.pooling.as_str().into(),
-            query_prefix: spec.query_prefix.into(),
-            document_prefix: spec.document_prefix.into(),
-            max_tokens: spec.max_tokens,
-            weights_sha256,
-        };
-        let mut model = Self {
-            spec,
-            encoder,
-            session,
-            wants_token_types,
-            fingerprint,
-            shared,
-        };
-        let warm_up = model.encoder.tokenize("warm-up", TextKind::Document)?;
-        let vectors = model.run(&[&warm_up]).map_err(|e| {
-            if provider == Provider::Cpu {
+    /// Runs one batch, so a provider that cannot run the model fails here and not on the first
+    /// request, and checks the vectors have the spec's dimension.
+    fn warm_up(&mut self, failed: &LoadFailure) -> Result<(), EmbedError> {
+        let warm_up = self.encoder.tokenize("warm-up", TextKind::Document)?;
+        let vectors = self.run(&[&warm_up]).map_err(|e| {
+            if failed.provider == Provider::Cpu {
                 e
             } else {
-                provider_err(format!("the warm-up batch failed: {e}"))
+                failed.provider(format!("the warm-up batch failed: {e}"))
             }
         })?;
-        if vectors.first().map(Vec::len) != Some(spec.dim) {
-            return Err(load_err(format!(
+        if vectors.first().map(Vec::len) != Some(self.spec.dim) {
+            return Err(failed.model(format!(
                 "the model gives vectors of {:?} dimensions, the spec says {}",
                 vectors.first().map(Vec::len),
-                spec.dim
+                self.spec.dim
             )));
         }
-        tracing::info!(model = spec.name, %provider, threads, "execution provider active (warm-up batch ran)");
-        Ok(model)
+        Ok(())
     }
 
     /// How many weight tensors this session shares with the model's other sessions.

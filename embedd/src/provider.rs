@@ -74,35 +74,58 @@ impl Provider {
     }
 
     /// Adds the provider to a session builder. CPU needs nothing; `auto` is resolved by the caller.
-    pub(crate) fn register(self, builder: &mut SessionBuilder) -> Result<(), String> {
+    pub(crate) fn register(self, builder: &mut SessionBuilder) -> Result<(), RegisterError> {
         match self {
             Provider::Cpu => Ok(()),
-            Provider::Auto => Err("auto must be resolved to a concrete provider first".into()),
+            Provider::Auto => Err(RegisterError::Unresolved),
             #[cfg(any(target_os = "linux", target_os = "windows"))]
             Provider::Cuda => {
-                ort::ep::ExecutionProvider::register(&ort::ep::CUDA::default(), builder).map_err(|e| e.to_string())
+                ort::ep::ExecutionProvider::register(&ort::ep::CUDA::default(), builder).map_err(RegisterError::Ort)
             }
             #[cfg(target_os = "macos")]
             Provider::CoreMl => {
-                ort::ep::ExecutionProvider::register(&ort::ep::CoreML::default(), builder).map_err(|e| e.to_string())
+                ort::ep::ExecutionProvider::register(&ort::ep::CoreML::default(), builder).map_err(RegisterError::Ort)
             }
             #[cfg(target_os = "windows")]
             Provider::DirectMl => {
-                ort::ep::ExecutionProvider::register(&ort::ep::DirectML::default(), builder).map_err(|e| e.to_string())
+                ort::ep::ExecutionProvider::register(&ort::ep::DirectML::default(), builder).map_err(RegisterError::Ort)
             }
             #[allow(unreachable_patterns)]
-            other => Err(format!(
-                "{other} is not compiled into this build for {} (available: {})",
-                std::env::consts::OS,
-                Provider::auto_order()
+            other => Err(RegisterError::NotCompiled {
+                provider: other,
+                os: std::env::consts::OS,
+                available: Provider::auto_order()
                     .iter()
                     .map(|p| p.as_str())
                     .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+                    .join(", "),
+            }),
         }
     }
 }
+
+/// Why a provider could not be added to a session builder.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RegisterError {
+    /// `auto` reached [`Provider::register`] instead of one of the providers it tries.
+    #[error("auto must be resolved to a concrete provider first")]
+    Unresolved,
+    /// This build has no code for the provider on this platform.
+    #[error("{provider} is not compiled into this build for {os} (available: {available})")]
+    NotCompiled {
+        provider: Provider,
+        os: &'static str,
+        available: String,
+    },
+    /// ONNX Runtime refused the provider (the library was built without it, say).
+    #[error(transparent)]
+    Ort(ort::Error),
+}
+
+/// A provider name that is none of the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider {0:?}: use auto, cuda, coreml, directml or cpu")]
+pub struct UnknownProvider(pub String);
 
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -111,7 +134,7 @@ impl fmt::Display for Provider {
 }
 
 impl FromStr for Provider {
-    type Err = String;
+    type Err = UnknownProvider;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
@@ -120,9 +143,7 @@ impl FromStr for Provider {
             "coreml" => Ok(Provider::CoreMl),
             "directml" | "dml" => Ok(Provider::DirectMl),
             "cpu" => Ok(Provider::Cpu),
-            other => Err(format!(
-                "unknown provider {other:?}: use auto, cuda, coreml, directml or cpu"
-            )),
+            other => Err(UnknownProvider(other.into())),
         }
     }
 }
@@ -143,7 +164,13 @@ mod tests {
             assert_eq!(provider.as_str().parse::<Provider>(), Ok(provider));
         }
         assert_eq!(" CUDA ".parse::<Provider>(), Ok(Provider::Cuda));
-        assert!("tpu".parse::<Provider>().unwrap_err().contains("auto, cuda"));
+        assert!(
+            "tpu"
+                .parse::<Provider>()
+                .unwrap_err()
+                .to_string()
+                .contains("auto, cuda")
+        );
     }
 
     #[test]

@@ -107,9 +107,20 @@ pub fn loaded_path() -> Option<&'static Path> {
     LOADED.get().map(|loaded| loaded.path.as_path())
 }
 
-fn load(path: &Path) -> Result<ort::environment::Environment, String> {
-    let builder = ort::init_from(path).map_err(|err| err.to_string())?;
-    builder.with_name("ragdown").build().map_err(|err| err.to_string())
+/// Why one candidate library did not load.
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    /// The file is not an ONNX Runtime library this build can use (or not a library at all).
+    #[error(transparent)]
+    Library(#[from] ort::LoadDynamicError),
+    /// The library loaded but refused to make an environment.
+    #[error(transparent)]
+    Environment(#[from] ort::Error),
+}
+
+fn load(path: &Path) -> Result<ort::environment::Environment, LoadError> {
+    let builder = ort::init_from(path)?;
+    Ok(builder.with_name("ragdown").build()?)
 }
 
 /// Every place to try, in order. An explicit path is the only candidate when set.

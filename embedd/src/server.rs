@@ -26,12 +26,15 @@ pub struct ServeSettings {
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The gRPC server failed.
     #[error("gRPC server: {0}")]
     Grpc(#[from] tonic::transport::Error),
+    /// The HTTP server failed.
     #[error("HTTP server: {0}")]
     Http(#[from] std::io::Error),
+    /// The reflection service could not read the embedded descriptors.
     #[error("gRPC reflection: {0}")]
-    Reflection(String),
+    Reflection(#[source] tonic_reflection::server::Error),
 }
 
 /// Serves gRPC on `grpc` and HTTP on `http` until `shutdown` resolves, then lets requests in
@@ -56,7 +59,7 @@ pub async fn serve(
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .build_v1()
-        .map_err(|e| ServeError::Reflection(e.to_string()))?;
+        .map_err(ServeError::Reflection)?;
     let grpc_token = token.clone();
     let service = tonic::service::interceptor::InterceptedService::new(
         EmbedderServer::new(EmbedService::new(embedder.clone())).max_decoding_message_size(MAX_REQUEST_BYTES),

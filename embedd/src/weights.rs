@@ -53,16 +53,58 @@ impl SharedWeights {
     }
 
     /// `builder` with these weights in place of the model file's.
-    pub(crate) fn apply(&self, mut builder: SessionBuilder) -> Result<SessionBuilder, String> {
+    pub(crate) fn apply(&self, mut builder: SessionBuilder) -> Result<SessionBuilder, ApplyError> {
         for (name, value) in self.initializers.iter() {
             builder = builder
                 .with_initializer(name, Arc::clone(value))
-                .map_err(|e| format!("sharing initializer {name}: {e}"))?;
+                .map_err(|e| ApplyError::Initializer {
+                    name: name.clone(),
+                    source: e.into(),
+                })?;
         }
         builder
             .with_prepacked_weights(&self.prepacked)
-            .map_err(|e| e.to_string())
+            .map_err(|e| ApplyError::Prepacked(e.into()))
     }
+}
+
+/// Why a session builder did not take the shared weights.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ApplyError {
+    /// ONNX Runtime refused one of the initializers.
+    #[error("sharing initializer {name}: {source}")]
+    Initializer {
+        name: String,
+        #[source]
+        source: ort::Error,
+    },
+    /// ONNX Runtime refused the pre-packed weights' container.
+    #[error(transparent)]
+    Prepacked(ort::Error),
+}
+
+/// Why a model file's weights are not shared: this decoder does not follow the file.
+#[derive(Debug, thiserror::Error)]
+enum Unshareable {
+    /// `raw_data` holds little-endian words, which this CPU would read wrong.
+    #[error("raw_data is little-endian and this CPU is not")]
+    BigEndian,
+    /// The bytes do not decode as the fields of an ONNX `ModelProto` read here.
+    #[error("the model file is not an ONNX model this decoder reads: {0}")]
+    Decode(#[source] prost::DecodeError),
+    /// The model has no graph, so no initializers.
+    #[error("the model file has no graph")]
+    NoGraph,
+    /// An initializer's data is not as long as its shape and element type need.
+    #[error("initializer {name}: {bytes} bytes of data for shape {dims:?}")]
+    Shape { name: String, bytes: usize, dims: Vec<i64> },
+    /// ONNX Runtime refused to make a tensor of an initializer.
+    #[error("initializer {name}: {source}")]
+    Tensor {
+        name: String,
+        #[source]
+        source: ort::Error,
+    },
 }
 
 impl std::fmt::Debug for SharedWeights {
@@ -113,14 +155,14 @@ const INT64: i32 = 7;
 const DOUBLE: i32 = 11;
 
 /// The model's initializers worth sharing, as tensors.
-fn shareable(bytes: Bytes) -> Result<Vec<(String, Arc<DynValue>)>, String> {
+fn shareable(bytes: Bytes) -> Result<Vec<(String, Arc<DynValue>)>, Unshareable> {
     initializers(bytes)?
         .into_iter()
         .map(|tensor| {
             let name = tensor.name.clone();
             match to_value(tensor) {
                 Ok(value) => Ok((name, Arc::new(value))),
-                Err(e) => Err(format!("initializer {name}: {e}")),
+                Err(source) => Err(Unshareable::Tensor { name, source }),
             }
         })
         .collect()
@@ -129,13 +171,12 @@ fn shareable(bytes: Bytes) -> Result<Vec<(String, Arc<DynValue>)>, String> {
 /// The initializers of the ONNX model `bytes` worth sharing (their data slices of `bytes`): of an
 /// element type shared here, at least [`SHARED_MIN_BYTES`] in `raw_data`, with as many bytes as
 /// their shape needs.
-fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, String> {
+fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, Unshareable> {
     if cfg!(target_endian = "big") {
-        return Err("raw_data is little-endian and this CPU is not".into());
+        return Err(Unshareable::BigEndian);
     }
-    let model = <onnx::ModelProto as prost::Message>::decode(bytes)
-        .map_err(|e| format!("the model file is not an ONNX model this decoder reads: {e}"))?;
-    let graph = model.graph.ok_or("the model file has no graph")?;
+    let model = <onnx::ModelProto as prost::Message>::decode(bytes).map_err(Unshareable::Decode)?;
+    let graph = model.graph.ok_or(Unshareable::NoGraph)?;
     let mut shared = Vec::new();
     for tensor in graph.initializer {
         let Some(width) = element_bytes(tensor.data_type) else {
@@ -149,12 +190,11 @@ fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, String> {
             .iter()
             .try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)));
         if elements.and_then(|n| n.checked_mul(width)) != Some(tensor.raw_data.len()) {
-            return Err(format!(
-                "initializer {}: {} bytes of data for shape {:?}",
-                tensor.name,
-                tensor.raw_data.len(),
-                tensor.dims
-            ));
+            return Err(Unshareable::Shape {
+                name: tensor.name,
+                bytes: tensor.raw_data.len(),
+                dims: tensor.dims,
+            });
         }
         shared.push(tensor);
     }
@@ -271,7 +311,7 @@ mod tests {
     fn a_tensor_whose_data_does_not_fit_its_shape_is_refused() {
         for dims in [vec![32, 64], vec![-1, 2000], vec![i64::MAX, 4]] {
             let bytes = model(vec![tensor("weight", FLOAT, dims.clone(), vec![0; 8000])]);
-            let err = initializers(bytes).unwrap_err();
+            let err = initializers(bytes).unwrap_err().to_string();
             assert_eq!(
                 err,
                 format!("initializer weight: 8000 bytes of data for shape {dims:?}")
@@ -281,9 +321,14 @@ mod tests {
 
     #[test]
     fn bytes_that_are_no_model_share_nothing() {
-        let err = initializers(Bytes::from_static(b"\xff\xff\xff\xff")).unwrap_err();
+        let err = initializers(Bytes::from_static(b"\xff\xff\xff\xff"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("the model file is not an ONNX model"), "{err}");
         let no_graph = onnx::ModelProto { graph: None }.encode_to_vec().into();
-        assert_eq!(initializers(no_graph).unwrap_err(), "the model file has no graph");
+        assert_eq!(
+            initializers(no_graph).unwrap_err().to_string(),
+            "the model file has no graph"
+        );
     }
 }

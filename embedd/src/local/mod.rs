@@ -27,7 +27,7 @@ use self::worker::{Session, lower_this_threads_priority};
 use crate::EmbedError;
 use crate::batch::{BatchLimits, Bucketing, Lane};
 use crate::metrics::Metrics;
-use crate::model::{self, Encoder, Fingerprint, Model, ModelSource, TextKind};
+use crate::model::{self, Encoder, Fingerprint, Model, ModelSource, SessionMaker, TextKind};
 use crate::provider::Provider;
 use crate::registry::ModelSpec;
 use crate::runtime::RuntimeOptions;
@@ -132,6 +132,7 @@ fn session_threads(threads: usize, sessions: usize) -> Vec<usize> {
 /// What runs the model and how: what the server's `Info` reports.
 #[derive(Debug, Clone)]
 pub struct EngineInfo {
+    /// What identifies the vectors the model makes.
     pub fingerprint: Fingerprint,
     /// The provider that really runs the model (never `auto`).
     pub provider: Provider,
@@ -143,8 +144,11 @@ pub struct EngineInfo {
     pub sessions: usize,
     /// Weight tensors every session uses one copy of (0: each session holds its own weights).
     pub shared_weights: usize,
+    /// The limits every batch keeps to.
     pub limits: BatchLimits,
+    /// The length buckets batches are made of (the provider's unless set).
     pub bucketing: Bucketing,
+    /// Most tokens one lane may hold queued.
     pub max_queue_tokens: usize,
 }
 
@@ -166,13 +170,16 @@ pub struct Embedded {
     pub vectors: Vec<Vec<f32>>,
     /// Tokens of the texts, special tokens included, padding not.
     pub tokens: usize,
+    /// Where the request's time went.
     pub timings: Timings,
 }
 
 /// How many tokens and texts wait in a lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Depth {
+    /// Texts waiting.
     pub texts: usize,
+    /// Their tokens.
     pub tokens: usize,
 }
 
@@ -224,12 +231,7 @@ impl LocalEmbedder {
         options: &LocalOptions,
     ) -> Result<Self, EmbedError> {
         let threads = options.threads.max(1);
-        let wanted = match options.sessions {
-            _ if options.provider.is_gpu() => 1,
-            0 => auto_sessions(threads),
-            n => n,
-        };
-        let mut shares = session_threads(threads, wanted);
+        let mut shares = session_threads(threads, wanted_sessions(options, threads));
         let (model, provider) = Model::load_best(spec, dir, shares[0], options.provider, runtime)?;
         if provider.is_gpu() {
             // One session feeds a GPU; more would only contend for it. (`auto` settling on a GPU
@@ -254,62 +256,10 @@ impl LocalEmbedder {
             bucketing,
             max_queue_tokens: options.max_queue_tokens,
         };
-        let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue {
-                lanes: Default::default(),
-                closed: false,
-                paused: options.start_paused,
-                batches: 0,
-                running: 0,
-                most_running: 0,
-                rests: 0,
-                resident: 0,
-                last_bulk: Instant::now(),
-            }),
-            ready: Condvar::new(),
-            metrics: Metrics::new(),
-            limits: options.limits,
-            bucketing,
-            max_queue_tokens: options.max_queue_tokens,
-            rest_after_idle: options.rest_after_idle,
-        });
-        for lane in Lane::ALL {
-            shared.metrics.queue(lane, 0, 0);
-        }
+        let shared = new_shared(options, bucketing);
         let encoder = model.encoder().clone();
-        // The other bulk sessions, and the interactive one, run on the provider the first
-        // settled on.
-        let mut wanted = shares[1..].to_vec();
-        if options.interactive_session {
-            wanted.push(1);
-        }
         let maker = model.maker(dir, provider, runtime);
-        let mut others = maker.make(&wanted)?;
-        let interactive = if options.interactive_session {
-            others.pop()
-        } else {
-            None
-        };
-        // Bulk sessions rest (see `rest`) on the CPU only: a GPU session takes seconds to make and
-        // holds the device's memory, not the machine's. And the first bulk session never rests
-        // when it also serves queries.
-        let maker = Arc::new(Mutex::new(maker));
-        let bulk = |model: Model, threads: usize, first: bool| {
-            if provider.is_gpu() || (first && !options.interactive_session) {
-                Session::resident(model, None)
-            } else {
-                Session::resting(model, threads, Arc::clone(&maker))
-            }
-        };
-        let mut sessions = vec![(format!("embed-{}", spec.name), bulk(model, shares[0], true))];
-        for (i, model) in others.into_iter().enumerate() {
-            let name = format!("embed-{}-{}", spec.name, i + 2);
-            sessions.push((name, bulk(model, shares[i + 1], false)));
-        }
-        if let Some(model) = interactive {
-            let name = format!("embed-{}-interactive", spec.name);
-            sessions.push((name, Session::resident(model, Some(Lane::Interactive))));
-        }
+        let sessions = worker_sessions(spec, model, maker, &shares, provider, options.interactive_session)?;
         {
             let mut queue = shared.lock();
             queue.resident = sessions.len();
@@ -318,23 +268,7 @@ impl LocalEmbedder {
         }
         shared.metrics.sessions_resident(sessions.len());
         // With a session kept for queries, the bulk sessions yield the CPU to it.
-        let yield_to_queries = options.interactive_session;
-        for (name, session) in sessions {
-            let for_worker = Arc::clone(&shared);
-            let lower = yield_to_queries && !session.serves_only_queries();
-            std::thread::Builder::new()
-                .name(name)
-                .spawn(move || {
-                    if lower && !lower_this_threads_priority() {
-                        tracing::debug!("could not lower a bulk session's CPU priority");
-                    }
-                    worker::run(session, for_worker)
-                })
-                .map_err(|e| EmbedError::Load {
-                    name: spec.name.into(),
-                    reason: format!("cannot start the worker thread: {e}"),
-                })?;
-        }
+        spawn_workers(spec, sessions, &shared, options.interactive_session)?;
         tracing::info!(
             model = spec.name,
             %provider,
@@ -454,6 +388,112 @@ impl LocalEmbedder {
         self.inner.shared.enqueue(tokens, lane, started.elapsed(), reply)?;
         answer.await.map_err(|_| EmbedError::WorkerGone)?
     }
+}
+
+/// Bulk sessions to run side by side for `threads` threads: one on a GPU provider, else as many as
+/// asked, or [`auto_sessions`] when not asked.
+fn wanted_sessions(options: &LocalOptions, threads: usize) -> usize {
+    match options.sessions {
+        _ if options.provider.is_gpu() => 1,
+        0 => auto_sessions(threads),
+        n => n,
+    }
+}
+
+/// What the callers and the workers share: empty lanes (the worker paused when
+/// `options.start_paused`), the limits and the metrics.
+fn new_shared(options: &LocalOptions, bucketing: Bucketing) -> Arc<Shared> {
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue {
+            lanes: Default::default(),
+            closed: false,
+            paused: options.start_paused,
+            batches: 0,
+            running: 0,
+            most_running: 0,
+            rests: 0,
+            resident: 0,
+            last_bulk: Instant::now(),
+        }),
+        ready: Condvar::new(),
+        metrics: Metrics::new(),
+        limits: options.limits,
+        bucketing,
+        max_queue_tokens: options.max_queue_tokens,
+        rest_after_idle: options.rest_after_idle,
+    });
+    for lane in Lane::ALL {
+        shared.metrics.queue(lane, 0, 0);
+    }
+    shared
+}
+
+/// Every session the workers run, with its thread's name: `first` (the bulk session already
+/// loaded, with `shares[0]` threads), a bulk session for each other share, and with
+/// `interactive_session` the one-thread session of the interactive lane. `maker` makes the others
+/// on the provider the first settled on.
+fn worker_sessions(
+    spec: &'static ModelSpec,
+    first: Model,
+    maker: SessionMaker,
+    shares: &[usize],
+    provider: Provider,
+    interactive_session: bool,
+) -> Result<Vec<(String, Session)>, EmbedError> {
+    let mut wanted = shares[1..].to_vec();
+    if interactive_session {
+        wanted.push(1);
+    }
+    let mut others = maker.make(&wanted)?;
+    let interactive = if interactive_session { others.pop() } else { None };
+    // Bulk sessions rest (see `rest`) on the CPU only: a GPU session takes seconds to make and
+    // holds the device's memory, not the machine's. And the first bulk session never rests
+    // when it also serves queries.
+    let maker = Arc::new(Mutex::new(maker));
+    let bulk = |model: Model, threads: usize, first: bool| {
+        if provider.is_gpu() || (first && !interactive_session) {
+            Session::resident(model, None)
+        } else {
+            Session::resting(model, threads, Arc::clone(&maker))
+        }
+    };
+    let mut sessions = vec![(format!("embed-{}", spec.name), bulk(first, shares[0], true))];
+    for (i, model) in others.into_iter().enumerate() {
+        let name = format!("embed-{}-{}", spec.name, i + 2);
+        sessions.push((name, bulk(model, shares[i + 1], false)));
+    }
+    if let Some(model) = interactive {
+        let name = format!("embed-{}-interactive", spec.name);
+        sessions.push((name, Session::resident(model, Some(Lane::Interactive))));
+    }
+    Ok(sessions)
+}
+
+/// Starts a thread of its name for each session, running [`worker::run`]. With
+/// `yield_to_queries`, the bulk sessions' threads run at a lower CPU priority.
+fn spawn_workers(
+    spec: &ModelSpec,
+    sessions: Vec<(String, Session)>,
+    shared: &Arc<Shared>,
+    yield_to_queries: bool,
+) -> Result<(), EmbedError> {
+    for (name, session) in sessions {
+        let for_worker = Arc::clone(shared);
+        let lower = yield_to_queries && !session.serves_only_queries();
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(move || {
+                if lower && !lower_this_threads_priority() {
+                    tracing::debug!("could not lower a bulk session's CPU priority");
+                }
+                worker::run(session, for_worker)
+            })
+            .map_err(|e| EmbedError::Load {
+                name: spec.name.into(),
+                reason: format!("cannot start the worker thread: {e}"),
+            })?;
+    }
+    Ok(())
 }
 
 fn tokenize_all(encoder: &Encoder, texts: &[String], kind: TextKind) -> Result<Vec<Vec<u32>>, EmbedError> {
