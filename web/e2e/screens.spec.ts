@@ -1,6 +1,6 @@
 // The main screens, light and dark: no serious or critical axe-core violations on any of them,
-// and a screenshot of each (into SCREENSHOTS_DIR, e.g. ../docs/screens for the README; else into
-// the test's output).
+// and a screenshot of each (into SCREENSHOTS_DIR, e.g. ../docs/screens for docs/web-ui.md and the
+// README; else into the test's output).
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

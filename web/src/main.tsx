@@ -1,5 +1,5 @@
-//! The entry point: the query client (the original's retry and focus rules), the router, and
-//! the app's providers.
+//! The entry point: the query client (a 4xx is never retried, other failures twice; queries
+//! refetch on window focus), the router, and the app's providers.
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
