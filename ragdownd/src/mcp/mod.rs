@@ -3,8 +3,8 @@
 //! Tools are listed from one table (name, description, annotations, argument schema) filtered by
 //! `RAGDOWN_READ_ONLY` and `RAGDOWN_DISABLED_TOOLS`; calls deserialize the arguments strictly
 //! (unknown arguments are refused) and hand them to [`crate::tools`]. A tool's failure is an
-//! `isError` result carrying the message, as the original does; an unknown or hidden tool is a
-//! protocol error.
+//! `isError` result carrying the message, whatever its kind; an unknown or hidden tool is a
+//! protocol error (invalid params).
 //!
 //! The same type also serves the root `/mcp` (`RAGDOWN_ROOT_MCP`): every folder with MCP on at
 //! once. There each tool but `ragdown_reindex` takes a `folder` argument (required by the tools that
@@ -24,6 +24,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
 use crate::engine::{Engine, Scope};
+use crate::error::ErrorKind;
 use crate::tools::{self, ToolError, ToolSettings, context, folders, move_doc, write};
 
 /// Which tools exist and which a server hides.
@@ -453,6 +454,22 @@ impl RagdownServer {
     }
 }
 
+/// What a tool's failure answers with over MCP, for each kind: an `isError` result carrying the
+/// message, which the agent reads and acts on. MCP has no status to tell the kinds apart; a tool
+/// that does not exist is a protocol error, answered before any tool runs.
+fn error_result(err: &ToolError) -> CallToolResult {
+    let text = || vec![ContentBlock::text(err.message().to_string())];
+    match err.kind() {
+        ErrorKind::Invalid
+        | ErrorKind::ReadOnly
+        | ErrorKind::NotFound
+        | ErrorKind::Conflict
+        | ErrorKind::Changed
+        | ErrorKind::Unavailable
+        | ErrorKind::Internal => CallToolResult::error(text()),
+    }
+}
+
 fn parse<T: DeserializeOwned>(arguments: serde_json::Value) -> Result<T, ToolError> {
     let arguments = if arguments.is_null() {
         serde_json::Value::Object(Default::default())
@@ -494,7 +511,7 @@ impl ServerHandler for RagdownServer {
             .unwrap_or(serde_json::Value::Null);
         let result = match self.call(&request.name, arguments).await? {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.message().to_string())]),
+            Err(err) => error_result(&err),
         };
         Ok(result.into())
     }
