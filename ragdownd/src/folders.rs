@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::documents::write::atomic_write;
+use crate::error::ErrorKind;
 use crate::index::scan::{is_markdown, is_skipped};
 use crate::settings::file::{self, FileError};
 
@@ -53,17 +54,17 @@ pub enum FolderError {
     #[error("{SETTINGS_FILE} of {0:?} is not a JSON object; fix or remove it first")]
     Unreadable(String),
     #[error("cannot write folder {0:?}: {1}")]
-    Io(String, std::io::Error),
+    Io(String, #[source] std::io::Error),
 }
 
 impl FolderError {
-    /// The HTTP status it answers with.
-    pub fn status(&self) -> u16 {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::BadName(_) => 400,
-            Self::Missing(_) => 404,
-            Self::Exists(_) | Self::Unreadable(_) => 409,
-            Self::Io(..) => 500,
+            Self::BadName(_) => ErrorKind::Invalid,
+            Self::Missing(_) => ErrorKind::NotFound,
+            Self::Exists(_) | Self::Unreadable(_) => ErrorKind::Conflict,
+            Self::Io(..) => ErrorKind::Internal,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Layers, from the disk up:
 //!
 //! - [`markdown`]: chunking and front matter; pure functions of a file's text.
+//! - [`error`]: what kind of failure an error is ([`error::ErrorKind`]); each transport maps it.
 //! - [`documents`]: validated paths and safe writes of user documents (atomic, hash-guarded).
 //! - [`embed`]: the [`embed::Embedder`] trait and its implementations (in-process model, hash).
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
@@ -25,6 +26,7 @@ pub mod config;
 pub mod documents;
 pub mod embed;
 pub mod engine;
+pub mod error;
 pub mod folders;
 pub mod hook;
 pub mod http;

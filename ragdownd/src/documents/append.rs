@@ -51,6 +51,7 @@ pub fn append_text(text: &str, addition: &str, heading: Option<&str>, shown: &st
 mod tests {
     use super::*;
     use crate::documents::golden;
+    use crate::error::ErrorKind as Kind;
 
     const BACKUPS: &str = include_str!("../../tests/data/ops-backups.md");
 
@@ -95,8 +96,8 @@ mod tests {
     fn a_missing_heading_is_a_404_naming_the_path() {
         let err = append_text(BACKUPS, "x", Some("Nope"), "ops/backups.md").unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (404, "no heading \"Nope\" in ops/backups.md")
+            (err.kind(), err.to_string().as_str()),
+            (Kind::NotFound, "no heading \"Nope\" in ops/backups.md")
         );
     }
 }

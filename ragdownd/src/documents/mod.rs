@@ -5,9 +5,7 @@
 //! Everything here is synchronous over `std::fs`; async callers run it under `spawn_blocking`.
 //! This module never touches the index or the embedder and never formats a tool's success text:
 //! it refuses with a [`DocError`] whose message is the exact text the agent is shown, and leaves
-//! syncing and output to the tools above it. Behaviour follows the TypeScript original's
-//! `resolve-path.ts`, `write-atomic.ts`, `content-hash.ts`, `provenance.ts`, `replacements.ts`,
-//! `remember.ts` and the write half of `scope.ts`.
+//! syncing and output to the tools above it.
 
 pub mod append;
 pub mod hash;
@@ -19,6 +17,7 @@ pub mod replacements;
 pub mod temp;
 pub mod write;
 
+use crate::error::ErrorKind;
 pub use append::append_text;
 pub use hash::{content_hash, is_version, short_hash};
 pub use paths::Root;
@@ -33,25 +32,22 @@ pub use write::{
 };
 
 /// Why a document operation was refused or failed. `Display` is the exact message an agent (or
-/// the web UI) is shown; [`DocError::status`] and [`DocError::code`] are what an HTTP answer needs.
+/// the web UI) is shown; [`DocError::kind`] says what kind of failure it is, for the transports.
 #[derive(Debug, thiserror::Error)]
 pub enum DocError {
-    /// 400: the request itself is wrong (a bad path, an edit that changes nothing).
+    /// The request itself is wrong (a bad path, an edit that changes nothing).
     #[error("{0}")]
     BadRequest(String),
-    /// 404: the document, heading or passage it names is not there.
+    /// The document, heading or passage it names is not there.
     #[error("{0}")]
     NotFound(String),
-    /// 409: the request clashes with what is on disk now.
-    #[error("{message}")]
-    Conflict {
-        /// The message shown.
-        message: String,
-        /// A machine-readable reason for clients that react to it: `changed` when the file is no
-        /// longer the version the caller read.
-        code: Option<&'static str>,
-    },
-    /// 500: the file system failed under a request that was fine.
+    /// The request clashes with what is on disk now.
+    #[error("{0}")]
+    Conflict(String),
+    /// The file is no longer the version the caller read.
+    #[error("{0}")]
+    Changed(String),
+    /// The file system failed under a request that was fine.
     #[error("{context}: {source}")]
     Io {
         /// What was being done, with the path, e.g. `could not write ops/a.md`.
@@ -63,38 +59,25 @@ pub enum DocError {
 }
 
 impl DocError {
-    /// The HTTP status this error answers with.
-    pub fn status(&self) -> u16 {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::BadRequest(_) => 400,
-            Self::NotFound(_) => 404,
-            Self::Conflict { .. } => 409,
-            Self::Io { .. } => 500,
+            Self::BadRequest(_) => ErrorKind::Invalid,
+            Self::NotFound(_) => ErrorKind::NotFound,
+            Self::Conflict(_) => ErrorKind::Conflict,
+            Self::Changed(_) => ErrorKind::Changed,
+            Self::Io { .. } => ErrorKind::Internal,
         }
     }
 
-    /// The machine-readable code, when there is one (`changed`).
-    pub fn code(&self) -> Option<&'static str> {
-        match self {
-            Self::Conflict { code, .. } => *code,
-            _ => None,
-        }
-    }
-
-    /// A 409 with no code.
+    /// A clash with what is on disk now.
     pub(crate) fn conflict(message: impl Into<String>) -> Self {
-        Self::Conflict {
-            message: message.into(),
-            code: None,
-        }
+        Self::Conflict(message.into())
     }
 
-    /// A 409 with code `changed`: the file is no longer the version the caller read.
+    /// The file is no longer the version the caller read.
     pub(crate) fn changed(message: impl Into<String>) -> Self {
-        Self::Conflict {
-            message: message.into(),
-            code: Some("changed"),
-        }
+        Self::Changed(message.into())
     }
 
     /// Wraps an I/O error with what was being attempted.
@@ -128,7 +111,7 @@ pub(crate) fn json_quote(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
 }
 
-/// A value from the golden outputs of the original (`tests/data/expected.json`).
+/// A value from the golden outputs in `tests/data/expected.json`: texts clients already parse.
 #[cfg(test)]
 pub(crate) fn golden(key: &str) -> serde_json::Value {
     let all: serde_json::Value =
@@ -143,17 +126,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn errors_map_to_http_statuses_and_codes() {
-        assert_eq!(DocError::BadRequest("x".into()).status(), 400);
-        assert_eq!(DocError::NotFound("x".into()).status(), 404);
+    fn errors_say_their_kind() {
+        assert_eq!(DocError::BadRequest("x".into()).kind(), ErrorKind::Invalid);
+        assert_eq!(DocError::NotFound("x".into()).kind(), ErrorKind::NotFound);
         let changed = DocError::changed("a.md was changed on disk since it was opened");
-        assert_eq!((changed.status(), changed.code()), (409, Some("changed")));
+        assert_eq!(changed.kind(), ErrorKind::Changed);
         assert_eq!(changed.to_string(), "a.md was changed on disk since it was opened");
-        assert_eq!(DocError::conflict("x").code(), None);
+        assert_eq!(DocError::conflict("x").kind(), ErrorKind::Conflict);
         let io = DocError::io("could not write a.md")(std::io::Error::other("disk full"));
         assert_eq!(
-            (io.status(), io.to_string().as_str()),
-            (500, "could not write a.md: disk full")
+            (io.kind(), io.to_string().as_str()),
+            (ErrorKind::Internal, "could not write a.md: disk full")
         );
     }
 

@@ -226,6 +226,7 @@ mod tests {
 
     use super::*;
     use crate::documents::golden;
+    use crate::error::ErrorKind as Kind;
 
     #[test]
     fn slugs_are_lowercase_words_joined_by_dashes() {
@@ -325,16 +326,22 @@ mod tests {
         );
         let err = resolve_supersedes(&scope, &["../elsewhere.md".to_owned()]).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (400, "supersedes is outside the documents folder: ../elsewhere.md")
+            (err.kind(), err.to_string().as_str()),
+            (
+                Kind::Invalid,
+                "supersedes is outside the documents folder: ../elsewhere.md"
+            )
         );
         let err = resolve_supersedes(&scope, &["ops/gone.md".to_owned()]).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (404, "supersedes names no document in this folder: ops/gone.md")
+            (err.kind(), err.to_string().as_str()),
+            (
+                Kind::NotFound,
+                "supersedes names no document in this folder: ops/gone.md"
+            )
         );
         let err = resolve_supersedes(&scope, &["ops".to_owned()]).unwrap_err();
-        assert_eq!(err.status(), 404, "a folder is not a document");
+        assert_eq!(err.kind(), Kind::NotFound, "a folder is not a document");
     }
 
     #[cfg(unix)]
@@ -350,7 +357,7 @@ mod tests {
         let notes = Root::new(dir.path(), "notes");
         for name in ["escape", "deep/escape"] {
             let err = create_unique(&notes, name, "x").unwrap_err();
-            assert_eq!(err.status(), 400, "{name}: {err}");
+            assert_eq!(err.kind(), Kind::Invalid, "{name}: {err}");
         }
         let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x").unwrap_err();
         assert_eq!(
@@ -358,7 +365,7 @@ mod tests {
             "a folder on the path is a file or a symlink: link/escape.md"
         );
         let err = resolve_supersedes(&Root::new(dir.path(), "ops"), &["link/secret.md".to_owned()]).unwrap_err();
-        assert_eq!(err.status(), 400, "{err}");
+        assert_eq!(err.kind(), Kind::Invalid, "{err}");
         let names: Vec<_> = fs::read_dir(outside.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -141,6 +141,7 @@ mod tests {
 
     use super::*;
     use crate::documents::golden;
+    use crate::error::ErrorKind as Kind;
 
     const TEXT: &str = "# Backups\n\nNightly snapshots.\n\n## Restore\n\nRun pg_restore twice.\n";
 
@@ -152,9 +153,9 @@ mod tests {
         }
     }
 
-    fn refusal(text: &str, edits: &[Edit]) -> (u16, String) {
+    fn refusal(text: &str, edits: &[Edit]) -> (Kind, String) {
         let err = apply_replacements(text, edits).unwrap_err();
-        (err.status(), err.to_string())
+        (err.kind(), err.to_string())
     }
 
     #[test]
@@ -184,30 +185,33 @@ mod tests {
     #[test]
     fn refuses_missing_repeated_and_unchanged_passages() {
         let (status, message) = refusal(TEXT, &[edit("thrice", "once")]);
-        assert_eq!(status, 404);
+        assert_eq!(status, Kind::NotFound);
         assert_eq!(
             message,
             "edit 1 of 1: old_text is not in the document, so nothing was written. It must match character for character, whitespace included: read the document again and copy the passage from it"
         );
         // Whitespace counts: a passage matches exactly or not at all.
-        assert_eq!(refusal(TEXT, &[edit("Nightly  snapshots", "x")]).0, 404);
+        assert_eq!(refusal(TEXT, &[edit("Nightly  snapshots", "x")]).0, Kind::NotFound);
         assert_eq!(
             refusal(TEXT, &[edit("twice", "once"), edit("s", "z")]),
             (
-                409,
+                Kind::Conflict,
                 "edit 2 of 2: old_text is in the document 6 times, so nothing was written. Add the text around the one you mean until it matches once, or pass replace_all: true".to_owned()
             )
         );
         assert_eq!(
             refusal(TEXT, &[edit("twice", "twice")]),
             (
-                400,
+                Kind::Invalid,
                 "edit 1 of 1: old_text and new_text are the same, so nothing was written".to_owned()
             )
         );
         assert_eq!(
             refusal(TEXT, &[edit("", "x")]),
-            (400, "edit 1 of 1: old_text is empty, so nothing was written".to_owned())
+            (
+                Kind::Invalid,
+                "edit 1 of 1: old_text is empty, so nothing was written".to_owned()
+            )
         );
     }
 

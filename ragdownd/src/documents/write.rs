@@ -159,7 +159,7 @@ pub fn delete_guarded(path: &Path, shown: &str, recursive: bool, base_hash: Opti
         let current = match read_existing(path, shown) {
             Ok(Some(bytes)) => bytes,
             // Nothing there, or a symlink or other non-file: no document either way.
-            Ok(None) | Err(DocError::Conflict { .. }) => {
+            Ok(None) | Err(DocError::Conflict(_)) => {
                 return Err(DocError::NotFound(format!("no such document: {shown}")));
             }
             Err(err) => return Err(err),
@@ -312,6 +312,7 @@ mod tests {
     use std::thread;
 
     use super::*;
+    use crate::error::ErrorKind as Kind;
 
     fn temp_files(dir: &Path) -> Vec<String> {
         fs::read_dir(dir)
@@ -385,7 +386,7 @@ mod tests {
             err.to_string(),
             "a.md exists: pass the hash ragdown_read_doc returned as base_hash to replace it"
         );
-        assert_eq!(err.status(), 409);
+        assert_eq!(err.kind(), Kind::Conflict);
 
         // A short hash (12 characters) is enough.
         let replaced = write_guarded(&path, "a.md", "two\n", Expected::Version(&created.hash[..12])).unwrap();
@@ -399,13 +400,13 @@ mod tests {
 
         let err = write_guarded(&path, "a.md", "three\n", Expected::Version(&created.hash)).unwrap_err();
         assert_eq!(err.to_string(), "a.md was changed on disk since it was opened");
-        assert_eq!(err.code(), Some("changed"));
+        assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "two\n");
 
         fs::remove_file(&path).unwrap();
         let err = write_guarded(&path, "a.md", "four\n", Expected::Version(&replaced.hash)).unwrap_err();
         assert_eq!(err.to_string(), "a.md was deleted since it was opened");
-        assert_eq!(err.code(), Some("changed"));
+        assert_eq!(err.kind(), Kind::Changed);
         assert!(!path.exists());
 
         let anything = write_guarded(&path, "a.md", "five\n", Expected::Anything).unwrap();
@@ -428,15 +429,15 @@ mod tests {
         // The client's base_hash is checked against what was read ...
         let err = check_base("a.md", Some("0123456789ab"), &read_hash).unwrap_err();
         assert_eq!(
-            (err.to_string().as_str(), err.code()),
-            ("a.md was changed on disk since it was opened", Some("changed"))
+            (err.to_string().as_str(), err.kind()),
+            ("a.md was changed on disk since it was opened", Kind::Changed)
         );
         check_base("a.md", Some(&read_hash[..12]), &read_hash).unwrap();
         check_base("a.md", None, &read_hash).unwrap();
         // ... and the write against the hash of what was read, so a change in between is refused.
         fs::write(&path, "v2\n").unwrap();
         let err = write_guarded(&path, "a.md", "v1 edited\n", Expected::Version(&read_hash)).unwrap_err();
-        assert_eq!(err.code(), Some("changed"));
+        assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "v2\n");
         assert_eq!(read_existing(&dir.path().join("none.md"), "none.md").unwrap(), None);
     }
@@ -446,7 +447,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("x.md")).unwrap();
         let err = write_guarded(&dir.path().join("x.md"), "x.md", "t", Expected::Anything).unwrap_err();
-        assert_eq!((err.status(), err.to_string().as_str()), (409, "not a file: x.md"));
+        assert_eq!(
+            (err.kind(), err.to_string().as_str()),
+            (Kind::Conflict, "not a file: x.md")
+        );
     }
 
     #[test]
@@ -492,7 +496,7 @@ mod tests {
             let winners: Vec<usize> = (0..2).filter(|i| results[*i].is_ok()).collect();
             assert_eq!(winners.len(), 1, "round {round}: exactly one writer wins");
             let loser = results.iter().find_map(|result| result.as_ref().err()).unwrap();
-            assert_eq!(loser.code(), Some("changed"));
+            assert_eq!(loser.kind(), Kind::Changed);
             assert_eq!(
                 fs::read_to_string(&path).unwrap(),
                 texts[winners[0]],
@@ -540,32 +544,35 @@ mod tests {
             err.to_string(),
             "ops/old/pg.md changed since it was read, so it was not deleted: read it again and decide on what it says now"
         );
-        assert_eq!(err.code(), Some("changed"));
+        assert_eq!(err.kind(), Kind::Changed);
         assert!(root.join("ops/old/pg.md").exists());
 
         let err = delete_guarded(&root.join("ops/img.png"), "ops/img.png", false, None).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (400, "not a Markdown file (.md, .markdown, .mdx): ops/img.png")
+            (err.kind(), err.to_string().as_str()),
+            (Kind::Invalid, "not a Markdown file (.md, .markdown, .mdx): ops/img.png")
         );
         let err = delete_guarded(&root.join("ops/gone.md"), "ops/gone.md", false, None).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (404, "no such document: ops/gone.md")
+            (err.kind(), err.to_string().as_str()),
+            (Kind::NotFound, "no such document: ops/gone.md")
         );
 
         let err = delete_guarded(&root.join("ops"), "ops", true, Some("0123456789ab")).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
+            (err.kind(), err.to_string().as_str()),
             (
-                400,
+                Kind::Invalid,
                 "ops is a subfolder: base_hash guards one document, so leave it out to delete a subfolder"
             )
         );
         let err = delete_guarded(&root.join("ops"), "ops", false, None).unwrap_err();
         assert_eq!(
-            (err.status(), err.to_string().as_str()),
-            (409, "ops is not empty: pass recursive: true to delete everything in it")
+            (err.kind(), err.to_string().as_str()),
+            (
+                Kind::Conflict,
+                "ops is not empty: pass recursive: true to delete everything in it"
+            )
         );
 
         delete_guarded(

@@ -1,6 +1,7 @@
 //! The one error type of the HTTP API, and the one place it becomes a response: `{error}` or
-//! `{error, code}` with the status the failure carries (reference §4, Error shapes). Request
-//! bodies are read here too, so every route answers a body that is too large or not JSON alike.
+//! `{error, code}` with the failure's status. [`status_of`] is the one place a domain error's
+//! [`ErrorKind`] becomes an HTTP status. Request bodies are read here too, so every route answers
+//! a body that is too large or not JSON alike.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -11,14 +12,15 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::documents::DocError;
+use crate::error::ErrorKind;
 use crate::folders::FolderError;
 use crate::settings::FileError;
 use crate::tools::ToolError;
 
-/// The largest JSON body a route accepts, as the original: 1 MiB.
+/// The largest JSON body a route accepts: 1 MiB.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// The largest document `POST /api/doc` accepts: 4 MiB, as the original's uploads.
+/// The largest document `POST /api/doc` accepts: 4 MiB.
 pub const MAX_DOC_BYTES: usize = 4 << 20;
 
 /// A failed request: the status, the message shown, and a machine-readable code when clients
@@ -70,12 +72,28 @@ impl ApiError {
         )
     }
 
-    fn from_status(status: u16, message: String, code: Option<&'static str>) -> Self {
+    /// A domain error of `kind` showing `message`, answered as [`status_of`] says.
+    pub fn of_kind(kind: ErrorKind, message: impl Into<String>) -> Self {
+        let (status, code) = status_of(kind);
         Self {
-            status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            message,
+            status,
+            message: message.into(),
             code,
         }
+    }
+}
+
+/// The status, and the machine-readable code when clients react to it, that each kind of failure
+/// answers with over `/api`.
+pub fn status_of(kind: ErrorKind) -> (StatusCode, Option<&'static str>) {
+    match kind {
+        ErrorKind::Invalid => (StatusCode::BAD_REQUEST, None),
+        ErrorKind::ReadOnly => (StatusCode::FORBIDDEN, None),
+        ErrorKind::NotFound => (StatusCode::NOT_FOUND, None),
+        ErrorKind::Conflict => (StatusCode::CONFLICT, None),
+        ErrorKind::Changed => (StatusCode::CONFLICT, Some("changed")),
+        ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, None),
+        ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, None),
     }
 }
 
@@ -91,36 +109,31 @@ impl IntoResponse for ApiError {
 
 impl From<ToolError> for ApiError {
     fn from(err: ToolError) -> Self {
-        Self::from_status(err.status(), err.message().to_string(), err.code())
+        Self::of_kind(err.kind(), err.message())
     }
 }
 
 impl From<DocError> for ApiError {
     fn from(err: DocError) -> Self {
-        Self::from_status(err.status(), err.to_string(), err.code())
+        Self::of_kind(err.kind(), err.to_string())
     }
 }
 
 impl From<FolderError> for ApiError {
     fn from(err: FolderError) -> Self {
-        Self::from_status(err.status(), err.to_string(), None)
+        Self::of_kind(err.kind(), err.to_string())
     }
 }
 
 impl From<FileError> for ApiError {
     fn from(err: FileError) -> Self {
-        let status = match err {
-            FileError::Refused(_) => 400,
-            FileError::Broken { .. } => 409,
-            FileError::Io { .. } => 500,
-        };
-        Self::from_status(status, err.to_string(), None)
+        Self::of_kind(err.kind(), err.to_string())
     }
 }
 
 impl From<crate::index::store::StoreError> for ApiError {
     fn from(err: crate::index::store::StoreError) -> Self {
-        Self::internal(err.to_string())
+        Self::of_kind(ErrorKind::Internal, err.to_string())
     }
 }
 
@@ -191,4 +204,26 @@ fn serde_urlencoded_query<T: DeserializeOwned>(query: &str) -> Result<T, String>
     )
     .map(|axum::extract::Query(value)| value)
     .map_err(|err| err.body_text())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_answers_with_its_status() {
+        let answers = [
+            (ErrorKind::Invalid, 400, None),
+            (ErrorKind::ReadOnly, 403, None),
+            (ErrorKind::NotFound, 404, None),
+            (ErrorKind::Conflict, 409, None),
+            (ErrorKind::Changed, 409, Some("changed")),
+            (ErrorKind::Unavailable, 503, None),
+            (ErrorKind::Internal, 500, None),
+        ];
+        for (kind, status, code) in answers {
+            let err = ApiError::of_kind(kind, "x");
+            assert_eq!((err.status.as_u16(), err.code), (status, code), "{kind:?}");
+        }
+    }
 }

@@ -22,7 +22,7 @@ use super::filter::{Filter, quote};
 use super::reads::{HIT_COLUMNS, candidates, column, strings};
 use super::resident::{self, Resident};
 use super::rows::Candidate;
-use super::store::{Result, Store, StoreError};
+use super::store::{Result, ShapeError, Store};
 
 /// How many approximate candidates are rescored for each one returned: int8 scores move the
 /// order slightly, never by this much (`resident` tests: the exact top 8 within the top 16).
@@ -63,9 +63,7 @@ impl Store {
         // search a query runs beside it goes on meanwhile.
         let (query, filter) = (query.to_vec(), filter.clone());
         let scanned = resident.clone();
-        let rows = tokio::task::spawn_blocking(move || scanned.nearest_rows(&query, &filter, limit))
-            .await
-            .map_err(|e| StoreError::new(e.to_string()))?;
+        let rows = tokio::task::spawn_blocking(move || scanned.nearest_rows(&query, &filter, limit)).await?;
         Ok(rows
             .into_iter()
             .map(|(row, similarity)| Candidate::unloaded(resident.id(row), resident.path(row), similarity))
@@ -206,7 +204,7 @@ impl Store {
         let mut loaded = Resident::empty(version, self.dim);
         loaded.reserve(count);
         while let Some(batch) = rows.try_next().await? {
-            loaded.push_batch(&batch).map_err(StoreError::new)?;
+            loaded.push_batch(&batch).map_err(ShapeError::from)?;
         }
         let loaded = Arc::new(loaded);
         // Kept only when no write of ours began meanwhile: the rows read might then be newer than

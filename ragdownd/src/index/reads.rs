@@ -14,7 +14,7 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
 use super::filter::{Filter, quote};
 use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Superseded};
-use super::store::{Result, Store, StoreError};
+use super::store::{Result, ShapeError, Store, StoreError};
 
 pub(super) const HIT_COLUMNS: &[&str] = &[
     "id",
@@ -212,7 +212,7 @@ impl Store {
     pub async fn lexical(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Lexical>> {
         let fts = FullTextSearchQuery::new(query.to_string())
             .with_column("search_text".into())
-            .map_err(|e| StoreError::new(e.to_string()))?;
+            .map_err(|e| StoreError::Query(Box::new(e)))?;
         let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
         columns.push("vector");
         let mut search = self
@@ -247,14 +247,14 @@ impl Store {
 pub(super) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
     batch
         .column_by_name(name)
-        .ok_or_else(|| StoreError::new(format!("column {name} missing from a result")))
+        .ok_or_else(|| ShapeError::Missing(name.to_string()).into())
 }
 
 pub(super) fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
     column(batch, name)?
         .as_any()
         .downcast_ref::<StringArray>()
-        .ok_or_else(|| StoreError::new(format!("column {name} is not text")))
+        .ok_or_else(|| ShapeError::NotText(name.to_string()).into())
 }
 
 pub(super) fn candidates(batch: &RecordBatch) -> Result<Vec<Candidate>> {

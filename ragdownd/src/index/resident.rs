@@ -97,6 +97,11 @@ fn dots_fastest(query: &[i8], codes: &[i8], dim: usize, out: &mut Vec<i32>) {
     dots(query, codes, dim, out);
 }
 
+/// A batch for the resident vectors lacks one of [`COLUMNS`] (or has it in another type).
+#[derive(Debug, thiserror::Error)]
+#[error("no {0} column")]
+pub struct MissingColumn(pub &'static str);
+
 impl Resident {
     pub fn empty(version: u64, dim: usize) -> Self {
         Self {
@@ -122,18 +127,18 @@ impl Resident {
 
     /// Adds the rows of `batch` (with [`COLUMNS`]). Reading the table a batch at a time and
     /// adding each as it comes holds one batch of full-size vectors at once, not all of them.
-    pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<(), String> {
-        let text = |name: &str| {
+    pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<(), MissingColumn> {
+        let text = |name: &'static str| {
             batch
                 .column_by_name(name)
                 .and_then(|c| c.as_string_opt::<i32>())
-                .ok_or_else(|| format!("no {name} column"))
+                .ok_or(MissingColumn(name))
         };
         let (id, path, tags, created_by) = (text("id")?, text("path")?, text("tags")?, text("created_by")?);
         let vectors = batch
             .column_by_name("vector")
             .and_then(|c| c.as_fixed_size_list_opt())
-            .ok_or_else(|| "no vector column".to_string())?;
+            .ok_or(MissingColumn("vector"))?;
         for row in 0..batch.num_rows() {
             let vector = vectors.value(row);
             let vector = vector.as_primitive::<Float32Type>();

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use lancedb::arrow::arrow_array::{
     ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
 };
-use lancedb::arrow::arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lancedb::arrow::arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use lancedb::index::Index;
 use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
@@ -31,21 +31,42 @@ use super::rows::{ChunkRow, DocumentNames, Superseded};
 /// The table's name.
 pub const TABLE: &str = "chunks";
 
-/// Store errors carry LanceDB's message.
+/// Why the index could not be read or written. The message is the cause's, after `index: `; the
+/// cause stays the error's source.
 #[derive(Debug, thiserror::Error)]
-#[error("index: {0}")]
-pub struct StoreError(String);
-
-impl StoreError {
-    pub(crate) fn new(message: String) -> Self {
-        Self(message)
-    }
+pub enum StoreError {
+    /// LanceDB failed.
+    #[error("index: {0}")]
+    Lance(#[from] lancedb::Error),
+    /// Arrow refused to build the rows of a write.
+    #[error("index: {0}")]
+    Arrow(#[from] ArrowError),
+    /// A full-text query could not be built.
+    #[error("index: {0}")]
+    Query(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Rows written or read are not in the shape this version uses.
+    #[error("index: {0}")]
+    Shape(#[from] ShapeError),
+    /// The blocking task doing the work ended without an answer.
+    #[error("index: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
-impl From<lancedb::Error> for StoreError {
-    fn from(err: lancedb::Error) -> Self {
-        Self(err.to_string())
-    }
+/// Rows that are not in the shape this version writes and reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeError {
+    /// A row's vector has another length than the index's.
+    #[error("a vector of {got} dimensions for an index of {dim}")]
+    Dimensions { got: usize, dim: usize },
+    /// A query's result lacks a column it asked for.
+    #[error("column {0} missing from a result")]
+    Missing(String),
+    /// A column that holds text does not.
+    #[error("column {0} is not text")]
+    NotText(String),
+    /// The rows loaded for the resident vectors lack a column.
+    #[error(transparent)]
+    Resident(#[from] super::resident::MissingColumn),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -281,8 +302,8 @@ impl Store {
             // The `code` tokenizer keeps `pg_restore` one token (the default `simple` one splits
             // it); `split_identifiers` + `preserve_original` index its parts too, so prose that
             // says "restore" still meets it. Identifiers joined by `.`, `/`, `-` reach the index
-            // whole as the sync's joined terms. Stemming and English stop words (LanceDB's
-            // defaults). Operators are not indexed: they lengthen code-heavy chunks, which BM25
+            // whole as the sync's joined terms. Words are stemmed and English stop words left out.
+            // Operators are not indexed: they lengthen code-heavy chunks, which BM25
             // then ranks lower. On the runbook benchmark (minilm, 210 questions) BM25 alone put
             // the right section first for 76% this way, 67% without the parts, 62% with
             // operators indexed (`ragdown-bench retrieval`, bench/results).
@@ -374,11 +395,11 @@ impl Store {
             |f: fn(&ChunkRow) -> &str| -> ArrayRef { Arc::new(StringArray::from_iter_values(rows.iter().map(f))) };
         for row in rows {
             if row.vector.len() != self.dim {
-                return Err(StoreError::new(format!(
-                    "a vector of {} dimensions for an index of {}",
-                    row.vector.len(),
-                    self.dim
-                )));
+                return Err(ShapeError::Dimensions {
+                    got: row.vector.len(),
+                    dim: self.dim,
+                }
+                .into());
             }
         }
         let values = Float32Array::from_iter_values(rows.iter().flat_map(|r| r.vector.iter().copied()));
@@ -387,8 +408,7 @@ impl Store {
             self.dim as i32,
             Arc::new(values),
             None,
-        )
-        .map_err(|e| StoreError::new(e.to_string()))?;
+        )?;
         let columns: Vec<ArrayRef> = vec![
             text(|r| &r.id),
             text(|r| &r.path),
@@ -410,7 +430,7 @@ impl Store {
             Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.line_end))),
             Arc::new(vectors),
         ];
-        RecordBatch::try_new(schema(self.dim), columns).map_err(|e| StoreError::new(e.to_string()))
+        Ok(RecordBatch::try_new(schema(self.dim), columns)?)
     }
 }
 

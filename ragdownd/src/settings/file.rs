@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::documents::{atomic_write, with_path_lock};
+use crate::error::ErrorKind;
 
 /// Why a settings file could not be read or changed.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +28,17 @@ pub enum FileError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl FileError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Refused(_) => ErrorKind::Invalid,
+            Self::Broken { .. } => ErrorKind::Conflict,
+            Self::Io { .. } => ErrorKind::Internal,
+        }
+    }
 }
 
 /// Reads the object in `path`: `Ok(None)` when there is no file, `Err` with the reason when the

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::{ToolError, ToolResult};
 use crate::engine::Engine;
+use crate::error::ErrorKind;
 use crate::folders::{self, FolderError};
 
 /// What `created_by` says in the `.ragdown.json` of a folder an agent made.
@@ -66,7 +67,7 @@ pub async fn list(engine: &Engine, _args: FoldersArgs) -> ToolResult {
 /// `ragdown_create_folder`: an empty folder with MCP on. Never overwrites.
 pub async fn create(engine: &Engine, read_only: bool, args: CreateFolderArgs) -> ToolResult {
     if read_only {
-        return Err(ToolError::with_status(403, super::write::READ_ONLY));
+        return Err(ToolError::with_kind(ErrorKind::ReadOnly, super::write::READ_ONLY));
     }
     let name = args.name.as_str();
     let mut settings = Map::new();
@@ -77,11 +78,11 @@ pub async fn create(engine: &Engine, read_only: bool, args: CreateFolderArgs) ->
     settings.insert("mcp".into(), Value::from(true));
     settings.insert("created_by".into(), Value::from(CREATED_BY));
     let made = folders::create(&engine.docs_dir, name, settings).map_err(|err| match err {
-        FolderError::Exists(_) => ToolError::with_status(
-            409,
+        FolderError::Exists(_) => ToolError::with_kind(
+            err.kind(),
             format!("{err}: nothing was changed; ragdown_folders lists the folders"),
         ),
-        other => ToolError::with_status(other.status(), other.to_string()),
+        other => other.into(),
     })?;
     Ok(format!(
         "Created folder {} (\"{}\") with MCP on. Pass folder: \"{}\" to the other tools to use it.",

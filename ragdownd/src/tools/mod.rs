@@ -1,8 +1,9 @@
 //! The MCP tools' logic and output text, independent of any transport.
 //!
 //! Each tool takes its typed arguments and a [`Scope`] and returns the text the agent reads, or a
-//! [`ToolError`] whose message becomes an `isError` result. Output strings match the original's
-//! to the character (reference §2), since agents and hooks already parse them.
+//! [`ToolError`] whose message becomes an `isError` result. Output strings are fixed to the
+//! character (the goldens in `tests/data/expected.json`), since agents and hooks already parse
+//! them.
 
 use std::path::{Component, Path};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::engine::Scope;
+use crate::error::ErrorKind;
 use crate::index::sync::{iso_from_ms, utc_day};
 use crate::markdown::chunker::breadcrumb;
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
@@ -29,52 +31,57 @@ pub mod write;
 /// Most hits a search returns.
 pub use crate::settings::MAX_TOP_K;
 
-/// A tool failure, shown to the agent as the result text with `isError`. It keeps the HTTP status
-/// (and machine-readable code) the failure answers with over `/api`, so the routes that share the
-/// tools' code share their errors too.
+/// A tool failure: the message the agent is shown (as an `isError` result over MCP, as `{error}`
+/// over `/api`) and what kind of failure it is. How a kind is answered is each transport's
+/// business, so the routes that share the tools' code share their errors too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     message: String,
-    status: u16,
-    code: Option<&'static str>,
+    kind: ErrorKind,
 }
 
 impl From<crate::index::store::StoreError> for ToolError {
     fn from(err: crate::index::store::StoreError) -> Self {
-        Self::with_status(500, err.to_string())
+        Self::with_kind(ErrorKind::Internal, err.to_string())
     }
 }
 
 impl From<search::SearchError> for ToolError {
     fn from(err: search::SearchError) -> Self {
-        Self::with_status(500, err.to_string())
+        Self::with_kind(ErrorKind::Internal, err.to_string())
     }
 }
 
 impl From<crate::documents::DocError> for ToolError {
     fn from(err: crate::documents::DocError) -> Self {
-        Self {
-            status: err.status(),
-            code: err.code(),
-            message: err.to_string(),
-        }
+        Self::with_kind(err.kind(), err.to_string())
+    }
+}
+
+impl From<crate::folders::FolderError> for ToolError {
+    fn from(err: crate::folders::FolderError) -> Self {
+        Self::with_kind(err.kind(), err.to_string())
     }
 }
 
 impl ToolError {
-    /// A refusal of the call's arguments (400).
+    /// A refusal of the call's arguments ([`ErrorKind::Invalid`]).
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self::with_status(400, message)
+        Self::with_kind(ErrorKind::Invalid, message)
     }
 
-    /// A failure with its HTTP status.
-    pub(crate) fn with_status(status: u16, message: impl Into<String>) -> Self {
+    /// A failure of the given kind.
+    pub(crate) fn with_kind(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
-            status,
-            code: None,
+            kind,
         }
+    }
+
+    /// A failure of the server under a call that was fine ([`ErrorKind::Internal`]).
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::with_kind(ErrorKind::Internal, message)
     }
 
     /// The message shown.
@@ -82,15 +89,9 @@ impl ToolError {
         &self.message
     }
 
-    /// The HTTP status it answers with: 400 bad arguments, 403 read-only, 404 not there, 409 a
-    /// clash with the disk, 500 a failure of the server.
-    pub fn status(&self) -> u16 {
-        self.status
-    }
-
-    /// The machine-readable code (`changed`), when there is one.
-    pub fn code(&self) -> Option<&'static str> {
-        self.code
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 }
 
@@ -309,7 +310,8 @@ fn stored_tags(tags: &str) -> Vec<&str> {
     tags.split_whitespace().collect()
 }
 
-/// One hit as prompt text (reference `formatHit`).
+/// One hit as prompt text: `path:start-end — breadcrumb [#tags] (similarity, changed day[, author])`
+/// and the (clipped) text on the next line.
 pub fn format_hit(scope: &Scope, hit: &Hit, max_chars: usize) -> String {
     let chunk = &hit.chunk;
     let path = scope.label(&chunk.path);
@@ -548,7 +550,8 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
 
 /// `ragdown_reindex`: sync now (or rebuild) and report what changed.
 pub async fn reindex(scope: &Scope, args: ReindexArgs) -> ToolResult {
-    let report = scope.engine.sync(args.full).await.map_err(ToolError::new)?;
+    // A failed sync is the server's failure, never the caller's: the call has nothing to get wrong.
+    let report = scope.engine.sync(args.full).await.map_err(ToolError::internal)?;
     Ok(serde_json::to_string(&report).unwrap_or_default())
 }
 
@@ -567,6 +570,26 @@ mod tests {
         );
         // Characters, not bytes: never cut inside a UTF-8 sequence.
         assert!(clip("ééééé", 2, target, 1, 1).starts_with("éé…"));
+    }
+
+    /// A sync that fails on the server's side (here: the docs dir is gone) is the server's
+    /// failure, not a refusal of the call's arguments.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_failed_reindex_is_an_internal_error() {
+        let (docs, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let options = crate::engine::EngineOptions {
+            docs_dir: docs.path().join("gone"),
+            data_dir: data.path().to_path_buf(),
+            layout: crate::index::scan::Layout::Single,
+            watch: false,
+            sync_on_open: false,
+            takeover_every: crate::engine::TAKEOVER_EVERY,
+        };
+        let embedder = Arc::new(crate::embed::hash::HashEmbedder);
+        let engine = crate::engine::Engine::open(options, embedder).await.unwrap();
+        let err = reindex(&Scope::root(engine), ReindexArgs::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Internal, "{err}");
+        assert!(err.message().starts_with("cannot list "), "{err}");
     }
 
     #[test]

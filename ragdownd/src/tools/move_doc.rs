@@ -6,7 +6,8 @@
 //! wins. Links are rewritten by [`links::rewrite_for_move`] against the scope's files as they are
 //! on disk after the move, not the index, which may lag behind an editor. Each rewritten document
 //! is written whole and only if it is still the version that was read; one edited meanwhile is
-//! left as it is, as the original does. Paths in and out are scope-relative.
+//! left as it is (its links stay stale; the move itself stands). Paths in and out are
+//! scope-relative.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -276,6 +277,7 @@ fn list_files(root: &Path) -> Vec<Listed> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind as Kind;
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -287,9 +289,9 @@ mod tests {
         dir
     }
 
-    fn refused(result: Result<Planned, DocError>) -> (u16, String) {
+    fn refused(result: Result<Planned, DocError>) -> (Kind, String) {
         let err = result.expect_err("the move is refused");
-        (err.status(), err.to_string())
+        (err.kind(), err.to_string())
     }
 
     fn read(root: &Path, path: &str) -> String {
@@ -302,40 +304,55 @@ mod tests {
         let root = &Root::new(dir.path(), "");
         assert_eq!(
             refused(plan(root, "missing.md", "c.md")),
-            (404, "no such document: missing.md".into())
+            (Kind::NotFound, "no such document: missing.md".into())
         );
         assert_eq!(
             refused(plan(root, "a.md", "b.md")),
-            (409, "already exists: b.md".into())
+            (Kind::Conflict, "already exists: b.md".into())
         );
-        assert_eq!(refused(plan(root, "ops", "a.md")), (409, "already exists: a.md".into()));
+        assert_eq!(
+            refused(plan(root, "ops", "a.md")),
+            (Kind::Conflict, "already exists: a.md".into())
+        );
         assert_eq!(
             refused(plan(root, "./a.md", "a.md")),
-            (400, "cannot move a.md onto itself: give to a different path".into())
+            (
+                Kind::Invalid,
+                "cannot move a.md onto itself: give to a different path".into()
+            )
         );
         assert_eq!(
             refused(plan(root, "ops", "ops/deeper")),
-            (400, "cannot move ops into itself: ops/deeper is inside it".into())
+            (
+                Kind::Invalid,
+                "cannot move ops into itself: ops/deeper is inside it".into()
+            )
         );
         assert_eq!(
             refused(plan(root, "../x.md", "c.md")),
-            (400, "path is outside the docs folder: ../x.md".into())
+            (Kind::Invalid, "path is outside the docs folder: ../x.md".into())
         );
         assert_eq!(
             refused(plan(root, "a.md", "../c.md")),
-            (400, "path is outside the docs folder: ../c.md".into())
+            (Kind::Invalid, "path is outside the docs folder: ../c.md".into())
         );
         assert_eq!(
             refused(plan(root, ".", "c")),
-            (400, "path is outside the docs folder: .".into())
+            (Kind::Invalid, "path is outside the docs folder: .".into())
         );
         assert_eq!(
             refused(plan(root, "a.md", "a.txt")),
-            (400, "not a Markdown file (.md, .markdown, .mdx): a.txt".into())
+            (
+                Kind::Invalid,
+                "not a Markdown file (.md, .markdown, .mdx): a.txt".into()
+            )
         );
         assert_eq!(
             refused(plan(root, "img.png", "pic.png")),
-            (400, "not a Markdown file (.md, .markdown, .mdx): img.png".into())
+            (
+                Kind::Invalid,
+                "not a Markdown file (.md, .markdown, .mdx): img.png".into()
+            )
         );
         // A sibling whose name starts with the folder's is not inside it.
         let ok = plan(root, "ops", "opsx").unwrap();

@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::{BacklinksArgs, ReadDocArgs, ToolError, ToolResult, check_relative, logging};
 use crate::engine::Scope;
+use crate::error::ErrorKind;
 use crate::index::scan::{is_markdown, is_skipped};
 use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 
@@ -19,8 +20,8 @@ pub async fn read_doc(scope: &Scope, args: ReadDocArgs) -> ToolResult {
     let (target, heading) = links::split_wikilink(raw);
     check_relative(target)?;
     let not_found = || {
-        ToolError::with_status(
-            404,
+        ToolError::with_kind(
+            ErrorKind::NotFound,
             format!("no such document: {raw} (not a path, and no document by that name or alias)"),
         )
     };
@@ -76,11 +77,11 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 /// read of `ragdown_read_doc` and `GET /api/doc`. A missing file, or anything but a regular
 /// Markdown file, is a 404.
 pub fn read_file(scope: &Scope, path: &str) -> Result<Vec<u8>, ToolError> {
-    let not_found = || ToolError::with_status(404, format!("no such document: {path}"));
+    let not_found = || ToolError::with_kind(ErrorKind::NotFound, format!("no such document: {path}"));
     let abs = scope.paths().resolve(path, true).map_err(|_| not_found())?;
     match crate::documents::read_existing(&abs, path) {
         Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) | Err(crate::documents::DocError::Conflict { .. }) => Err(not_found()),
+        Ok(None) | Err(crate::documents::DocError::Conflict(_)) => Err(not_found()),
         Err(err) => Err(err.into()),
     }
 }
@@ -131,7 +132,7 @@ pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, To
     let raw = path.trim();
     let (target, _) = links::split_wikilink(raw);
     check_relative(target)?;
-    let not_indexed = || ToolError::with_status(404, format!("not an indexed document: {raw}"));
+    let not_indexed = || ToolError::with_kind(ErrorKind::NotFound, format!("not an indexed document: {raw}"));
     let wanted = resolve(scope, target).await?.ok_or_else(not_indexed)?;
     let documents = scope.engine.store().documents(&scope.prefix).await?;
     if !documents.iter().any(|doc| doc.path == wanted) {
@@ -188,7 +189,7 @@ pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, To
         }
         (wanted, out)
     });
-    let (wanted, found) = found.await.map_err(|e| ToolError::with_status(500, e.to_string()))?;
+    let (wanted, found) = found.await.map_err(|e| ToolError::internal(e.to_string()))?;
     Ok(json!({ "path": wanted, "backlinks": found }))
 }
 
@@ -225,7 +226,7 @@ pub async fn resolve_link(
     let dir = scope.dir();
     let attached = tokio::task::spawn_blocking(move || attachments(&dir))
         .await
-        .map_err(|e| ToolError::with_status(500, e.to_string()))?;
+        .map_err(|e| ToolError::internal(e.to_string()))?;
     let paths: Vec<String> = documents
         .iter()
         .map(|doc| scope.to_scope_path(&doc.path).to_string())

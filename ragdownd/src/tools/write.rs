@@ -2,7 +2,8 @@
 //!
 //! Each validates the client's path inside the scope, does its file work off the async threads
 //! through [`crate::documents`] (atomic, hash-guarded, never half a file), then syncs the index so
-//! the change is searchable before the tool answers. Output and error text are the original's.
+//! the change is searchable before the tool answers. Output and error texts are fixed to the
+//! character (the goldens in `tests/data/expected.json`): agents parse them.
 
 use std::path::Path;
 
@@ -16,6 +17,7 @@ use crate::documents::{
     short_hash, slug, stamp_provenance, write_guarded,
 };
 use crate::engine::Scope;
+use crate::error::ErrorKind;
 use crate::index::sync::SyncReport;
 
 /// Arguments of `ragdown_write`.
@@ -106,12 +108,12 @@ pub struct RememberArgs {
     pub session_id: Option<String>,
 }
 
-/// The refusal of every write under `RAGDOWN_READ_ONLY`, as the original words it.
+/// The refusal of every write under `RAGDOWN_READ_ONLY`.
 pub const READ_ONLY: &str = "The server is read-only (RAGDOWN_READ_ONLY)";
 
 pub(super) fn refuse_read_only(settings: &ToolSettings) -> Result<(), ToolError> {
     if settings.read_only {
-        return Err(ToolError::with_status(403, READ_ONLY));
+        return Err(ToolError::with_kind(ErrorKind::ReadOnly, READ_ONLY));
     }
     Ok(())
 }
@@ -128,11 +130,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 
 /// Brings the index up to date with a write before the tool answers.
 pub(crate) async fn index_now(scope: &Scope) -> Result<SyncReport, ToolError> {
-    scope
-        .engine
-        .sync(false)
-        .await
-        .map_err(|err| ToolError::with_status(500, err))
+    scope.engine.sync(false).await.map_err(ToolError::internal)
 }
 
 /// What a whole-document save did.
