@@ -7,9 +7,10 @@
 //! allows one environment per process, so the first successful load is kept for the process's
 //! life and later calls reuse it.
 
-use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use parking_lot::Mutex;
 
 use crate::EmbedError;
 

@@ -6,12 +6,12 @@
 //! rotates at [`ROTATE_BYTES`] to one `.1` file (product page, Design: "The query log"). Writing
 //! is best effort: a log that cannot be written is warned about and never fails the tool.
 
-use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

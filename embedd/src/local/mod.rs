@@ -15,11 +15,11 @@
 mod queue;
 mod worker;
 
-use parking_lot::{Condvar, Mutex};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::{Condvar, Mutex};
 use tokio::sync::oneshot;
 
 use self::queue::{Queue, Shared};

@@ -2,11 +2,11 @@
 //! to, and handing a batch's vectors back to them. The worker threads ([`super::worker`]) take
 //! batches from here; callers put texts in.
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 
 use super::{Embedded, Timings};

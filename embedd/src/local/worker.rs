@@ -3,9 +3,10 @@
 //! when bulk work has been idle for a while (its arena and buffers go back to the system; the
 //! shared weights stay), and makes it again when bulk work comes.
 
-use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Instant;
+
+use parking_lot::Mutex;
 
 use super::queue::{CloseOnExit, Next, RestWatch, Shared};
 use crate::EmbedError;

@@ -11,12 +11,13 @@
 //!
 //! A leaf module: it knows nothing of the index, so the indexer may use it.
 
-use parking_lot::Mutex;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+use parking_lot::Mutex;
 
 /// The start of a temp file's name.
 pub const PREFIX: &str = ".ragdown-";

@@ -12,12 +12,13 @@
 //! A program that takes no lock (an editor) can still slip in between the check and the rename;
 //! that window is a few system calls wide.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Weak};
+
+use parking_lot::Mutex;
 
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};

@@ -5,8 +5,9 @@
 //! `work/projects/alpha/` for a subfolder endpoint) and the client's `session_id`, so two endpoints
 //! never share what a session was given (a subfolder endpoint is its own scope).
 
-use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
+
+use parking_lot::{Mutex, MutexGuard};
 
 /// Sessions remembered at once; the least recently used is forgotten first.
 pub const MAX_SESSIONS: usize = 200;

@@ -31,7 +31,6 @@ pub mod settings;
 pub mod status;
 pub mod web;
 
-use parking_lot::{Mutex, RwLock};
 use std::sync::Arc;
 
 use axum::Router;
@@ -40,6 +39,7 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, patch, post};
+use parking_lot::{Mutex, RwLock};
 use tower::{Layer, ServiceExt};
 
 use crate::config::Config;

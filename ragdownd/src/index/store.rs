@@ -10,7 +10,6 @@
 //! (`db.m5.large`) to `search_text` as one term each (`index::terms::joined_terms`), so those
 //! are found whole too.
 
-use parking_lot::{Mutex, RwLock};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -23,6 +22,7 @@ use lancedb::index::Index;
 use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use lancedb::{DistanceType, Table};
+use parking_lot::{Mutex, RwLock};
 
 use super::filter::quote;
 use super::resident::{Added, Resident};
