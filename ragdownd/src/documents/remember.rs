@@ -30,10 +30,10 @@ static NOT_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[^\p{L}\p{N}]+"
 /// not letters or digits turned into one `-`, no `-` at either end, at most 60 characters; `note`
 /// when nothing is left.
 pub fn slug(title: &str) -> String {
-    // Folded before lowercasing, unlike the original, so `№` (NFKD `No`) comes out lowercase too.
+    // Folded before lowercasing, so `№` (NFKD `No`) comes out lowercase too.
     let folded = fold(title).to_lowercase();
     let dashed = NOT_WORD.replace_all(&folded, "-");
-    // Cut after trimming, as the original does, then trimmed again so a cut never ends in `-`.
+    // Cut after trimming `-` from both ends, then trimmed again so a cut never ends in `-`.
     let cut: String = dashed.trim_matches('-').chars().take(SLUG_CHARS).collect();
     match cut.trim_end_matches('-') {
         "" => "note".to_owned(),
@@ -170,7 +170,7 @@ pub fn relative_posix(from: &Path, target: &Path) -> String {
 }
 
 /// `root` joined with `rel` with `.` and `..` resolved as text, or `None` when that leaves `root`.
-/// Like the original, `..` that stays inside (`a/../b.md`) is fine, and an absolute path is taken as
+/// `..` that stays inside (`a/../b.md`) is fine, and an absolute path is taken as
 /// it is and must itself be inside.
 fn lexical_join(root: &Path, rel: &str) -> Option<PathBuf> {
     let joined = root.join(rel.replace('\\', "/"));
@@ -247,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn front_matter_matches_the_original() {
+    fn front_matter_matches_the_golden() {
         let text = remember_text(
             &remember_frontmatter("Kafka retention", "2026-01-02", &["ops".to_owned()], &[], None),
             "Retention is seven days.\n\n",
