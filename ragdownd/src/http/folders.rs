@@ -82,9 +82,9 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         settings.insert("title".into(), json!(title));
     }
     settings.insert("mcp".into(), json!(body.mcp.unwrap_or(false)));
-    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match err {
-        folders::FolderError::Exists(name) => ApiError::new(StatusCode::CONFLICT, format!("already exists: {name}")),
-        other => other.into(),
+    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match &err {
+        folders::FolderError::Exists(name) => ApiError::of_kind(err.kind(), format!("already exists: {name}")),
+        _ => err.into(),
     })?;
     let folder = folder_view(&state, &made, &HashMap::new());
     Ok((StatusCode::CREATED, Json(FolderAnswer { folder, sync: None })).into_response())
