@@ -196,7 +196,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         let data = work.path().join(format!("data-{run}"));
         let engine = open_engine(&corpus, &data, embedder.clone()).await?;
         let started = Instant::now();
-        let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+        let report = engine.indexer.sync(false).await?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         chunks = report.chunks;
         files = report.added;
@@ -204,7 +204,7 @@ async fn bench_index(args: IndexArgs) -> anyhow::Result<serde_json::Value> {
         index_ms.push(ms);
         chunks_per_s.push(report.chunks as f64 / (ms / 1000.0));
         let started = Instant::now();
-        let noop = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+        let noop = engine.indexer.sync(false).await?;
         anyhow::ensure!(
             noop.chunks == 0 && noop.unchanged == files,
             "the re-sync was not a no-op: {noop:?}"
@@ -286,7 +286,7 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
     let name = embedder_name.clone();
     let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
-    engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+    engine.indexer.sync(false).await?;
     let mut on_topic = Vec::new();
     for question in corpus.questions.iter().filter(|q| !q.section.is_empty()) {
         on_topic.push(f64::from(best_similarity(&engine, &question.q).await?));

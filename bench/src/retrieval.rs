@@ -1,7 +1,7 @@
 //! The `retrieval` workload: how often search puts the right section first, on the generated
 //! runbook corpus, with the real index and search code.
 //!
-//! Question sets: the 210 answerable questions of the original's benchmark (7 kinds), 30
+//! Question sets: the 210 answerable questions of the runbook benchmark (7 kinds), 30
 //! identifier questions and 30 alias questions (`bench::corpus`). Each is searched with the
 //! product's ranking (`routed`: score fusion for identifier queries, rank fusion with the alias
 //! boost otherwise) and, for comparison, rank fusion for every query, score fusion for every
@@ -23,7 +23,7 @@ use ragdownd::markdown::HEADING_SEPARATOR;
 use ragdownd::search::{self, Fusion, SearchOptions, SearchRequest};
 use serde_json::{Value, json};
 
-/// Hits per search: MRR is over the top 10, as the original's `retrieval.ts` counts it.
+/// Hits per search: MRR is over the top 10 (a question whose gold section is lower counts 0).
 const LIMIT: usize = 10;
 
 /// The rankings compared, by the name the results use.
@@ -180,7 +180,7 @@ async fn index(
 ) -> anyhow::Result<(std::sync::Arc<Engine>, f64)> {
     let engine = bench::harness::open_engine(dir, &work.join(format!("data-{name}")), embedder).await?;
     let started = Instant::now();
-    engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+    engine.indexer.sync(false).await?;
     Ok((engine, started.elapsed().as_secs_f64() * 1000.0))
 }
 

@@ -1,4 +1,8 @@
 //! The two programs: `stdio` and `serve`, as library functions so tests run the real thing.
+//!
+//! This is the programs' edge: what fails here is only reported (by `main`, or in `/api/status`)
+//! and ends the program, so these functions return `anyhow` errors. The library below them
+//! returns typed errors.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -38,7 +42,11 @@ fn tool_settings(config: &Config) -> (ToolSettings, ToolFilter) {
 /// `ragdownd stdio`: one folder as an MCP server on stdin/stdout until the client hangs up.
 pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
     let (settings, filter) = tool_settings(&config);
-    let engine = open_engine(&config, &settings.current()).await?;
+    // The message alone: it already ends with its causes' text, which `main`'s `{:#}` would
+    // print a second time from the sources.
+    let engine = open_engine(&config, &settings.current())
+        .await
+        .map_err(|err| anyhow::Error::msg(err.to_string()))?;
     let server = RagdownServer::new(Scope::root(engine), settings, filter);
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
@@ -63,8 +71,8 @@ pub async fn run_serve(
                 http::settings::follow_hand_edits(loader_state, values);
             }
             Err(err) => {
-                tracing::error!("cannot open the index: {err:#}");
-                loader_state.set_load_error(format!("{err:#}"));
+                tracing::error!("cannot open the index: {err}");
+                loader_state.set_load_error(err.to_string());
             }
         }
     });

@@ -10,12 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::embed::SharedEmbedder;
+use crate::error::ErrorKind;
 use crate::hook::memory::HookState;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
+use crate::index::primary::ForwardError;
 use crate::index::scan::Layout;
 use crate::index::store::{Store, StoreError};
-use crate::index::sync::{Indexer, SyncReport};
+use crate::index::sync::{Indexer, SyncFailure, SyncReport};
 use crate::index::watch::{self, WatchHandle};
 use crate::querylog::QueryLog;
 
@@ -23,13 +25,34 @@ use crate::querylog::QueryLog;
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("cannot create the data dir {0}: {1}")]
-    DataDir(PathBuf, std::io::Error),
+    DataDir(PathBuf, #[source] std::io::Error),
     #[error("cannot write {0}: {1}")]
-    Meta(PathBuf, std::io::Error),
+    Meta(PathBuf, #[source] std::io::Error),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("the index in {0} needs a rebuild; start the primary server first")]
     ReaderNeedsRebuild(PathBuf),
+}
+
+/// Why [`Engine::sync`] gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncFailed {
+    /// The sync ran in this process and failed.
+    #[error(transparent)]
+    Here(#[from] SyncFailure),
+    /// The primary could not be asked, or its sync failed.
+    #[error(transparent)]
+    Forwarded(#[from] ForwardError),
+}
+
+impl SyncFailed {
+    /// What kind of failure this is: the server's, whatever failed; the caller asked for nothing
+    /// it could get wrong.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Here(_) | Self::Forwarded(_) => ErrorKind::Internal,
+        }
+    }
 }
 
 /// What an engine is built from.
@@ -254,17 +277,17 @@ impl Engine {
 
     /// Syncs the index: here when primary, through the primary otherwise (taking over when it is
     /// gone).
-    pub async fn sync(&self, full: bool) -> Result<SyncReport, String> {
+    pub async fn sync(&self, full: bool) -> Result<SyncReport, SyncFailed> {
         if self.is_primary() {
-            return self.indexer.sync(full).await;
+            return Ok(self.indexer.sync(full).await?);
         }
         match primary::forward_sync(&self.socket, full).await {
             Ok(report) => Ok(report),
             Err(err) if self.try_take_over().await => {
                 tracing::debug!("forwarding failed ({err}); synced here instead");
-                self.indexer.sync(full).await
+                Ok(self.indexer.sync(full).await?)
             }
-            Err(err) => Err(err),
+            Err(err) => Err(err.into()),
         }
     }
 

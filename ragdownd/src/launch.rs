@@ -5,10 +5,23 @@
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::embed::EmbedError;
 use crate::embed::SharedEmbedder;
 use crate::embed::select::{self, EmbedderChoice};
-use crate::engine::{Engine, EngineOptions};
+use crate::engine::{Engine, EngineError, EngineOptions};
 use crate::settings::Values;
+
+/// Why the index could not be opened. The message is the cause's, which already ends with what
+/// caused it in turn; the causes stay the error's sources.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The embedder the settings name could not be loaded.
+    #[error(transparent)]
+    Embedder(#[from] EmbedError),
+    /// The engine over the docs dir could not be opened.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
 
 /// The configuration's embedder choice with the embedder in effect named.
 pub fn embedder_choice(config: &Config, values: &Values) -> EmbedderChoice {
@@ -36,7 +49,7 @@ pub async fn open_engine_with(
     config: &Config,
     values: &Values,
     embedder: SharedEmbedder,
-) -> anyhow::Result<Arc<Engine>> {
+) -> Result<Arc<Engine>, LaunchError> {
     warn_on_low_floor(values, &embedder);
     let engine = Engine::open(
         EngineOptions {
@@ -58,7 +71,7 @@ pub async fn open_engine_with(
 }
 
 /// Loads the embedder in effect (blocking work) and opens the index.
-pub async fn open_engine(config: &Config, values: &Values) -> anyhow::Result<Arc<Engine>> {
+pub async fn open_engine(config: &Config, values: &Values) -> Result<Arc<Engine>, LaunchError> {
     let embedder = select::open(&embedder_choice(config, values), &config.endpoints).await?;
     open_engine_with(config, values, embedder).await
 }

@@ -166,7 +166,7 @@ async fn run(cli: Cli) -> anyhow::Result<Value> {
     let name = cli.embedder.clone();
     let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
-    let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+    let report = engine.indexer.sync(false).await?;
     let scope = Scope::root(engine.clone());
     let settings = ToolSettings::from_values(
         true,

@@ -71,7 +71,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
     let started = Instant::now();
-    let report = engine.indexer.sync(false).await.map_err(anyhow::Error::msg)?;
+    let report = engine.indexer.sync(false).await?;
     let index_s = started.elapsed().as_secs_f64();
     let store = engine.store();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;

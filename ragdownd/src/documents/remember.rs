@@ -33,7 +33,7 @@ pub fn slug(title: &str) -> String {
     // Folded before lowercasing, so `№` (NFKD `No`) comes out lowercase too.
     let folded = fold(title).to_lowercase();
     let dashed = NOT_WORD.replace_all(&folded, "-");
-    // Cut after trimming, then trimmed again so a cut never ends in `-`.
+    // Cut after trimming `-` from both ends, then trimmed again so a cut never ends in `-`.
     let cut: String = dashed.trim_matches('-').chars().take(SLUG_CHARS).collect();
     match cut.trim_end_matches('-') {
         "" => "note".to_owned(),
@@ -247,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn front_matter_matches_the_original() {
+    fn front_matter_matches_the_golden() {
         let text = remember_text(
             &remember_frontmatter("Kafka retention", "2026-01-02", &["ops".to_owned()], &[], None),
             "Retention is seven days.\n\n",

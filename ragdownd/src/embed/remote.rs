@@ -123,7 +123,7 @@ impl Worker {
         }
     }
 
-    async fn info(&self) -> Result<Fingerprint, String> {
+    async fn info(&self) -> Result<Fingerprint, InfoError> {
         let mut client = self.client.clone();
         let call = client.info(InfoRequest {});
         match tokio::time::timeout(INFO_TIMEOUT, call).await {
@@ -131,11 +131,22 @@ impl Worker {
                 .into_inner()
                 .fingerprint
                 .map(from_wire)
-                .ok_or_else(|| "Info carried no fingerprint".to_string()),
-            Ok(Err(status)) => Err(describe(&status)),
-            Err(_) => Err(format!("no answer to Info within {INFO_TIMEOUT:?}")),
+                .ok_or(InfoError::NoFingerprint),
+            Ok(Err(status)) => Err(InfoError::Status(status)),
+            Err(_) => Err(InfoError::Timeout),
         }
     }
+}
+
+/// Why a worker's `Info` gave no fingerprint.
+#[derive(Debug, thiserror::Error)]
+enum InfoError {
+    #[error("Info carried no fingerprint")]
+    NoFingerprint,
+    #[error("{}", describe(.0))]
+    Status(#[source] tonic::Status),
+    #[error("no answer to Info within {INFO_TIMEOUT:?}")]
+    Timeout,
 }
 
 /// A fingerprint as it travels.
@@ -284,7 +295,7 @@ impl RemoteEmbedder {
                     None => Health::Up,
                     Some(reason) => Health::Refused(reason),
                 },
-                Err(reason) => Health::Down(reason),
+                Err(reason) => Health::Down(reason.to_string()),
             });
         }
         let spec = registry::find(&expected.name);
@@ -332,7 +343,7 @@ async fn check_health(inner: Weak<Inner>) {
                     None => Health::Up,
                     Some(reason) => Health::Refused(reason),
                 }),
-                Err(reason) => worker.set_health(Health::Down(reason)),
+                Err(reason) => worker.set_health(Health::Down(reason.to_string())),
             }
         }
     }

@@ -5,6 +5,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -12,9 +13,10 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::documents::DocError;
+use crate::engine::SyncFailed;
 use crate::error::ErrorKind;
 use crate::folders::FolderError;
-use crate::settings::FileError;
+use crate::settings::{FileError, PatchError};
 use crate::tools::ToolError;
 
 /// The largest JSON body a route accepts: 1 MiB.
@@ -131,6 +133,18 @@ impl From<FileError> for ApiError {
     }
 }
 
+impl From<PatchError> for ApiError {
+    fn from(err: PatchError) -> Self {
+        Self::of_kind(err.kind(), err.to_string())
+    }
+}
+
+impl From<SyncFailed> for ApiError {
+    fn from(err: SyncFailed) -> Self {
+        Self::of_kind(err.kind(), err.to_string())
+    }
+}
+
 impl From<crate::index::store::StoreError> for ApiError {
     fn from(err: crate::index::store::StoreError) -> Self {
         Self::of_kind(ErrorKind::Internal, err.to_string())
@@ -196,14 +210,21 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for
     }
 }
 
-fn serde_urlencoded_query<T: DeserializeOwned>(query: &str) -> Result<T, String> {
-    axum::extract::Query::<T>::try_from_uri(
-        &format!("/?{query}")
-            .parse()
-            .map_err(|err: axum::http::uri::InvalidUri| err.to_string())?,
-    )
-    .map(|axum::extract::Query(value)| value)
-    .map_err(|err| err.body_text())
+/// Why a query string did not parse.
+#[derive(Debug, thiserror::Error)]
+enum QueryError {
+    /// It cannot be part of a URI.
+    #[error(transparent)]
+    Uri(#[from] axum::http::uri::InvalidUri),
+    /// It is not the route's parameters.
+    #[error("{}", .0.body_text())]
+    Rejected(#[source] QueryRejection),
+}
+
+fn serde_urlencoded_query<T: DeserializeOwned>(query: &str) -> Result<T, QueryError> {
+    axum::extract::Query::<T>::try_from_uri(&format!("/?{query}").parse()?)
+        .map(|axum::extract::Query(value)| value)
+        .map_err(QueryError::Rejected)
 }
 
 #[cfg(test)]

@@ -82,9 +82,9 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         settings.insert("title".into(), json!(title));
     }
     settings.insert("mcp".into(), json!(body.mcp.unwrap_or(false)));
-    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match err {
-        folders::FolderError::Exists(name) => ApiError::new(StatusCode::CONFLICT, format!("already exists: {name}")),
-        other => other.into(),
+    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match &err {
+        folders::FolderError::Exists(name) => ApiError::of_kind(err.kind(), format!("already exists: {name}")),
+        _ => err.into(),
     })?;
     let folder = folder_view(&state, &made, &HashMap::new());
     Ok((StatusCode::CREATED, Json(FolderAnswer { folder, sync: None })).into_response())
@@ -93,7 +93,7 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
 /// A folder's `hook` change, checked as the saved server settings' are and applied the same way
 /// (`null` drops a value, an emptied `hook` goes).
 fn hook_patch(hook: &Map<String, Value>) -> ApiResult<Patch> {
-    Patch::parse(&json!({ "hook": hook })).map_err(ApiError::bad_request)
+    Patch::parse(&json!({ "hook": hook })).map_err(ApiError::from)
 }
 
 /// `PATCH /api/folders/<name>`: title, MCP switch, hook defaults (unknown keys of `.ragdown.json`
@@ -157,7 +157,7 @@ pub async fn update(
 /// Syncs the index now, when it is open.
 async fn sync_now(state: &AppState) -> ApiResult<Option<Sync>> {
     match state.engine() {
-        Some(engine) => Ok(Some(engine.sync(false).await.map_err(ApiError::internal)?.into())),
+        Some(engine) => Ok(Some(engine.sync(false).await?.into())),
         None => Ok(None),
     }
 }

@@ -20,8 +20,8 @@ use serde_json::Value;
 use super::AppState;
 use super::error::{ApiError, ApiResult, JsonBody};
 use super::schema::{ErrorBody, SettingsAnswer, SettingsPatch};
-use crate::embed::SharedEmbedder;
 use crate::embed::select;
+use crate::embed::{EmbedError, SharedEmbedder};
 use crate::launch::{embedder_choice, open_engine_with};
 use crate::settings::{Patch, Values};
 
@@ -37,7 +37,7 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(2);
         (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read")))]
 pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<Value>) -> ApiResult {
     state.writable()?;
-    let patch = Patch::parse(&body).map_err(ApiError::bad_request)?;
+    let patch = Patch::parse(&body)?;
     let _changing = state.changing.lock().await;
     let layered = &state.tools.layered;
     let before = layered.current();
@@ -58,7 +58,12 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
             embedder: next.clone(),
             ..before.clone()
         };
-        Some(load(&state, &values).await.map_err(ApiError::bad_request)?)
+        // 400: the change names a model this server cannot load (unknown, or failing to load here).
+        Some(
+            load(&state, &values)
+                .await
+                .map_err(|err| ApiError::bad_request(err.to_string()))?,
+        )
     } else {
         None
     };
@@ -84,11 +89,22 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
 }
 
 /// Loads the embedder `values` name, with the configuration's model cache and endpoints.
-async fn load(state: &AppState, values: &Values) -> Result<SharedEmbedder, String> {
+async fn load(state: &AppState, values: &Values) -> Result<SharedEmbedder, LoadError> {
     let name = values.embedder.as_deref().unwrap_or(embedd::registry::DEFAULT_MODEL);
     select::open(&embedder_choice(&state.config, values), &state.config.endpoints)
         .await
-        .map_err(|err| format!("cannot load the embedder {name}: {err}"))
+        .map_err(|source| LoadError {
+            name: name.to_string(),
+            source,
+        })
+}
+
+/// Why the embedder a settings change names could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot load the embedder {name}: {source}")]
+struct LoadError {
+    name: String,
+    source: EmbedError,
 }
 
 /// Brings the server in line with the settings in effect: the query log, the watcher, and the
@@ -151,14 +167,14 @@ async fn switch(state: &AppState, values: &Values, embedder: SharedEmbedder) -> 
             Ok(())
         }
         Err(err) => {
-            tracing::error!("cannot open the index with the new embedder: {err:#}; going back");
+            tracing::error!("cannot open the index with the new embedder: {err}; going back");
             let previous = old.embedder.clone();
             drop(old);
             let engine = open_engine_with(&state.config, values, previous)
                 .await
-                .map_err(|err| ApiError::internal(format!("{err:#}")))?;
+                .map_err(|err| ApiError::internal(err.to_string()))?;
             state.set_engine(engine);
-            Err(ApiError::internal(format!("{err:#}")))
+            Err(ApiError::internal(err.to_string()))
         }
     }
 }

@@ -26,6 +26,32 @@ use tokio::sync::oneshot;
 
 use super::sync::{Indexer, SyncReport};
 
+/// Why a sync forwarded to the primary gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    /// Nobody listens on the primary's socket.
+    #[error("the primary is gone: {0}")]
+    Gone(#[source] std::io::Error),
+    /// The exchange broke off.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The answer is not JSON.
+    #[error("the primary answered badly: {0}")]
+    BadAnswer(#[source] serde_json::Error),
+    /// The answer's report is not a sync report.
+    #[error(transparent)]
+    BadReport(#[from] serde_json::Error),
+    /// The primary's sync failed; its message, as the primary words it.
+    #[error("{0}")]
+    Failed(String),
+    /// No answer within [`REQUEST_TIMEOUT`].
+    #[error("the primary did not answer within 30 minutes")]
+    Timeout,
+    /// This platform has no Unix sockets to forward over.
+    #[error("readers need Unix sockets")]
+    Unsupported,
+}
+
 /// How long a forwarded sync may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
@@ -180,7 +206,7 @@ mod unix {
                     let reply = match serde_json::from_str::<Request>(&line) {
                         Ok(request) if request.op == "sync" => match indexer.sync(request.full).await {
                             Ok(report) => json!({ "ok": true, "result": report, "stages": report.stages }),
-                            Err(error) => json!({ "ok": false, "error": error }),
+                            Err(error) => json!({ "ok": false, "error": error.to_string() }),
                         },
                         Ok(request) => json!({ "ok": false, "error": format!("unknown op: {}", request.op) }),
                         Err(err) => json!({ "ok": false, "error": format!("bad request: {err}") }),
@@ -193,37 +219,32 @@ mod unix {
     }
 
     /// Asks the primary to sync and returns its report.
-    pub async fn forward_sync(path: &Path, full: bool) -> Result<SyncReport, String> {
+    pub async fn forward_sync(path: &Path, full: bool) -> Result<SyncReport, ForwardError> {
         let exchange = async {
-            let mut stream = UnixStream::connect(path)
-                .await
-                .map_err(|e| format!("the primary is gone: {e}"))?;
+            let mut stream = UnixStream::connect(path).await.map_err(ForwardError::Gone)?;
             let request = json!({ "op": "sync", "full": full }).to_string() + "\n";
-            stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+            stream.write_all(request.as_bytes()).await?;
             let mut line = String::new();
-            BufReader::new(stream)
-                .read_line(&mut line)
-                .await
-                .map_err(|e| e.to_string())?;
-            let reply: serde_json::Value =
-                serde_json::from_str(&line).map_err(|e| format!("the primary answered badly: {e}"))?;
+            BufReader::new(stream).read_line(&mut line).await?;
+            let reply: serde_json::Value = serde_json::from_str(&line).map_err(ForwardError::BadAnswer)?;
             if reply["ok"] == true {
-                let mut report: SyncReport =
-                    serde_json::from_value(reply["result"].clone()).map_err(|e| e.to_string())?;
+                let mut report: SyncReport = serde_json::from_value(reply["result"].clone())?;
                 if let Some(stages) = reply.get("stages") {
-                    report.stages = serde_json::from_value(stages.clone()).map_err(|e| e.to_string())?;
+                    report.stages = serde_json::from_value(stages.clone())?;
                 }
                 Ok(report)
             } else {
-                Err(reply["error"]
-                    .as_str()
-                    .unwrap_or("the primary's sync failed")
-                    .to_string())
+                Err(ForwardError::Failed(
+                    reply["error"]
+                        .as_str()
+                        .unwrap_or("the primary's sync failed")
+                        .to_string(),
+                ))
             }
         };
         tokio::time::timeout(REQUEST_TIMEOUT, exchange)
             .await
-            .map_err(|_| "the primary did not answer within 30 minutes".to_string())?
+            .map_err(|_| ForwardError::Timeout)?
     }
 }
 
@@ -249,8 +270,8 @@ mod unix {
         tokio::spawn(async {})
     }
 
-    pub async fn forward_sync(_path: &Path, _full: bool) -> Result<SyncReport, String> {
-        Err("readers need Unix sockets".into())
+    pub async fn forward_sync(_path: &Path, _full: bool) -> Result<SyncReport, ForwardError> {
+        Err(ForwardError::Unsupported)
     }
 }
 

@@ -49,11 +49,22 @@ pub fn is_skipped(name: &str) -> bool {
     name.starts_with('.') || name == "node_modules"
 }
 
+/// Why the docs dir could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// The docs dir is missing, or not a directory.
+    #[error("not a directory")]
+    NotADirectory,
+    /// The blocking task that lists or reads the files ended without an answer.
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
+}
+
 /// The Markdown files of `docs_dir` that `layout` indexes, sorted by path. Abandoned temp files of
 /// killed writes are removed on the way, and young ones once they are old enough to judge.
-pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Listed>, String> {
+pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Listed>, ListError> {
     if !docs_dir.is_dir() {
-        return Err("not a directory".into());
+        return Err(ListError::NotADirectory);
     }
     let mut out = Vec::new();
     // Temp files too young (or still held) to judge now: looked at again once they can be.

@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::fold::Unfolded;
 use super::rows::ChunkRow;
-use super::scan::{Changed, Layout, list_markdown, read_changed};
+use super::scan::{Changed, Layout, ListError, list_markdown, read_changed};
 use super::store::Store;
 use crate::embed::SharedEmbedder;
 use crate::markdown::chunker;
@@ -107,16 +107,19 @@ pub enum SyncError {
     #[error(transparent)]
     Embed(#[from] embedd::EmbedError),
     #[error("cannot list {0}: {1}")]
-    List(PathBuf, String),
+    List(PathBuf, #[source] ListError),
     #[error("the sync task stopped")]
     Stopped,
     #[error("an index write failed: {0}")]
-    Write(String),
+    Write(#[source] tokio::task::JoinError),
 }
+
+/// A sync's failure as every caller that waited for that sync gets it.
+pub type SyncFailure = Arc<SyncError>;
 
 struct Request {
     full: bool,
-    reply: oneshot::Sender<Result<SyncReport, String>>,
+    reply: oneshot::Sender<Result<SyncReport, SyncFailure>>,
 }
 
 /// Runs syncs one at a time for one index.
@@ -189,9 +192,9 @@ impl Indexer {
                 }
                 let full = waiting.iter().any(|r| r.full);
                 let result = if task_shared.closed.load(std::sync::atomic::Ordering::Acquire) {
-                    Err(SyncError::Stopped.to_string())
+                    Err(Arc::new(SyncError::Stopped))
                 } else {
-                    task_shared.run(full).await.map_err(|e| e.to_string())
+                    task_shared.run(full).await.map_err(Arc::new)
                 };
                 task_shared.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if let Err(err) = &result {
@@ -206,12 +209,12 @@ impl Indexer {
     }
 
     /// Syncs now, or joins the follow-up of the sync in flight. `full` drops every row first.
-    pub async fn sync(&self, full: bool) -> Result<SyncReport, String> {
+    pub async fn sync(&self, full: bool) -> Result<SyncReport, SyncFailure> {
         let (reply, answer) = oneshot::channel();
         self.requests
             .send(Request { full, reply })
-            .map_err(|_| SyncError::Stopped.to_string())?;
-        answer.await.map_err(|_| SyncError::Stopped.to_string())?
+            .map_err(|_| Arc::new(SyncError::Stopped))?;
+        answer.await.map_err(|_| Arc::new(SyncError::Stopped))?
     }
 
     /// Stops syncing: the sync in flight, if any, finishes first; every later one is refused. For
@@ -316,7 +319,7 @@ impl Shared {
         let layout = self.layout;
         let listed = tokio::task::spawn_blocking(move || list_markdown(&docs_dir, layout))
             .await
-            .map_err(|e| SyncError::List(self.docs_dir.clone(), e.to_string()))?
+            .map_err(|e| SyncError::List(self.docs_dir.clone(), e.into()))?
             .map_err(|reason| SyncError::List(self.docs_dir.clone(), reason))?;
 
         report.stages.list = ms_since(listing);
@@ -341,7 +344,7 @@ impl Shared {
         let reading = Instant::now();
         let (changed, unchanged) = tokio::task::spawn_blocking(move || read_changed(stale, &indexed_hashes))
             .await
-            .map_err(|e| SyncError::List(self.docs_dir.clone(), e.to_string()))?;
+            .map_err(|e| SyncError::List(self.docs_dir.clone(), e.into()))?;
         report.stages.read = ms_since(reading);
         report.unchanged += unchanged;
         for file in &changed {
@@ -455,7 +458,7 @@ impl Shared {
         total_files: usize,
     ) -> Result<(), SyncError> {
         let waiting = Instant::now();
-        let written = write.await.map_err(|e| SyncError::Write(e.to_string()))??;
+        let written = write.await.map_err(SyncError::Write)??;
         report.stages.write_wait += ms_since(waiting);
         report.stages.write += written.ms;
         *files_done += written.files;

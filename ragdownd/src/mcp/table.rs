@@ -3,9 +3,9 @@
 //! how the root endpoint takes its `folder` argument, and the handler that parses the arguments
 //! strictly and runs the tool in [`crate::tools`].
 //!
-//! A table rather than rmcp's `#[tool_router]`/`#[tool]` macros: the macros build each tool's
-//! listing themselves (their own schema settings and description handling), which would change
-//! the `tools/list` output clients already have cached and tests pin byte for byte.
+//! A table rather than rmcp's `#[tool_router]`/`#[tool]` macros: the macros generate each tool's
+//! JSON schema again (schemars, with their own settings) and its description from doc comments,
+//! which would change the `tools/list` output that clients see and the tests pin byte for byte.
 
 use std::sync::Arc;
 

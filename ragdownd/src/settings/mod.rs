@@ -22,7 +22,7 @@ use std::time::SystemTime;
 use crate::search::SearchSettings;
 pub use file::FileError;
 pub use hook::{Gates, HookDefaults, HookOverrides, Layers, MAX_TOP_K};
-pub use saved::{Patch, SAVED_SETTINGS_FILE, SavedSettings};
+pub use saved::{Patch, PatchError, SAVED_SETTINGS_FILE, SavedSettings};
 
 /// A folder's settings file's name.
 pub const FOLDER_SETTINGS_FILE: &str = ".ragdown.json";

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::hook::{HookOverrides, MAX_TOP_K};
+use crate::error::ErrorKind;
 
 /// The settings file's name, in the docs dir.
 pub const SAVED_SETTINGS_FILE: &str = ".ragdown-server.json";
@@ -89,12 +90,41 @@ pub struct Patch {
     pub entries: Vec<(String, Option<Value>)>,
 }
 
+/// Why a `PATCH /api/settings` body is refused; the message says which key and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchError {
+    #[error("the body must be a JSON object of settings")]
+    NotAnObject,
+    #[error("hook must be an object or null")]
+    HookNotAnObject,
+    #[error("unknown setting: {0} (known: {keys})", keys = KEYS.join(", "))]
+    Unknown(String),
+    #[error("unknown hook setting: {0} (known: {keys})", keys = HOOK_KEYS.join(", "))]
+    UnknownHook(String),
+    /// A known key with a value it cannot take (`want` says what it can).
+    #[error("{key} must be {want} or null, not {value}")]
+    Wrong { key: String, want: String, value: Value },
+}
+
+impl PatchError {
+    /// What kind of failure this is: every refusal is of the body the caller sent.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotAnObject
+            | Self::HookNotAnObject
+            | Self::Unknown(_)
+            | Self::UnknownHook(_)
+            | Self::Wrong { .. } => ErrorKind::Invalid,
+        }
+    }
+}
+
 impl Patch {
     /// Checks a `PATCH /api/settings` body. Anything unknown, of the wrong type or out of range
     /// refuses the whole body with a message that says which key and why.
-    pub fn parse(body: &Value) -> Result<Self, String> {
+    pub fn parse(body: &Value) -> Result<Self, PatchError> {
         let Some(object) = body.as_object() else {
-            return Err("the body must be a JSON object of settings".into());
+            return Err(PatchError::NotAnObject);
         };
         let mut entries = Vec::new();
         for (key, value) in object {
@@ -107,10 +137,10 @@ impl Patch {
                             entries.push((format!("hook.{name}"), checked));
                         }
                     }
-                    _ => return Err("hook must be an object or null".into()),
+                    _ => return Err(PatchError::HookNotAnObject),
                 },
                 _ if KEYS.contains(&key.as_str()) => entries.push((key.clone(), check(key, value)?)),
-                _ => return Err(format!("unknown setting: {key} (known: {})", KEYS.join(", "))),
+                _ => return Err(PatchError::Unknown(key.clone())),
             }
         }
         Ok(Self { entries })
@@ -153,7 +183,7 @@ impl Patch {
     }
 }
 
-fn check(key: &str, value: &Value) -> Result<Option<Value>, String> {
+fn check(key: &str, value: &Value) -> Result<Option<Value>, PatchError> {
     if value.is_null() {
         return Ok(None);
     }
@@ -173,10 +203,14 @@ fn check(key: &str, value: &Value) -> Result<Option<Value>, String> {
         "watch" | "root_mcp" | "query_log" => "true or false",
         _ => "a whole number from 0",
     };
-    Err(format!("{key} must be {want} or null, not {value}"))
+    Err(PatchError::Wrong {
+        key: key.to_string(),
+        want: want.to_string(),
+        value: value.clone(),
+    })
 }
 
-fn check_hook(name: &str, value: &Value) -> Result<Option<Value>, String> {
+fn check_hook(name: &str, value: &Value) -> Result<Option<Value>, PatchError> {
     if value.is_null() {
         return Ok(None);
     }
@@ -184,12 +218,7 @@ fn check_hook(name: &str, value: &Value) -> Result<Option<Value>, String> {
         "top_k" => value.as_u64().is_some_and(|n| (1..=MAX_TOP_K as u64).contains(&n)),
         "min_score" | "min_ratio" => value.as_f64().is_some_and(|n| (0.0..=1.0).contains(&n)),
         "max_chars" => value.as_u64().is_some_and(|n| n >= 1),
-        _ => {
-            return Err(format!(
-                "unknown hook setting: {name} (known: {})",
-                HOOK_KEYS.join(", ")
-            ));
-        }
+        _ => return Err(PatchError::UnknownHook(name.to_string())),
     };
     if ok {
         return Ok(Some(value.clone()));
@@ -199,7 +228,11 @@ fn check_hook(name: &str, value: &Value) -> Result<Option<Value>, String> {
         "max_chars" => "a whole number from 1".into(),
         _ => "a number from 0 to 1".into(),
     };
-    Err(format!("hook.{name} must be {want} or null, not {value}"))
+    Err(PatchError::Wrong {
+        key: format!("hook.{name}"),
+        want,
+        value: value.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -244,7 +277,7 @@ mod tests {
             (json!({"hook": {"nope": 1}}), "unknown hook setting: nope"),
             (json!({"hook": 3}), "hook must be an object or null"),
         ] {
-            let err = Patch::parse(&bad).unwrap_err();
+            let err = Patch::parse(&bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");
         }
         let mut object = json!({"watch": false, "hook": {"top_k": 3}, "keep": "me"})

@@ -53,6 +53,12 @@ impl From<search::SearchError> for ToolError {
     }
 }
 
+impl From<crate::engine::SyncFailed> for ToolError {
+    fn from(err: crate::engine::SyncFailed) -> Self {
+        Self::with_kind(err.kind(), err.to_string())
+    }
+}
+
 impl From<crate::documents::DocError> for ToolError {
     fn from(err: crate::documents::DocError) -> Self {
         Self::with_kind(err.kind(), err.to_string())
@@ -550,8 +556,7 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
 
 /// `ragdown_reindex`: sync now (or rebuild) and report what changed.
 pub async fn reindex(scope: &Scope, args: ReindexArgs) -> ToolResult {
-    // A failed sync is the server's failure, never the caller's: the call has nothing to get wrong.
-    let report = scope.engine.sync(args.full).await.map_err(ToolError::internal)?;
+    let report = scope.engine.sync(args.full).await?;
     Ok(serde_json::to_string(&report).unwrap_or_default())
 }
 

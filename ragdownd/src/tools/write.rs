@@ -130,7 +130,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 
 /// Brings the index up to date with a write before the tool answers.
 pub(crate) async fn index_now(scope: &Scope) -> Result<SyncReport, ToolError> {
-    scope.engine.sync(false).await.map_err(ToolError::internal)
+    Ok(scope.engine.sync(false).await?)
 }
 
 /// What a whole-document save did.
