@@ -3,11 +3,12 @@
 //! A [`Scope`] is one endpoint's view of an engine: the whole docs dir (stdio), or one folder
 //! (`/mcp/<folder>` under serve). Paths inside a scope are relative to it.
 
-use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use parking_lot::Mutex;
 
 use crate::embed::SharedEmbedder;
 use crate::error::ErrorKind;

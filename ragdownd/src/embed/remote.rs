@@ -13,7 +13,6 @@
 //!   fingerprint differs from the one this index was built with is refused: mixing vectors of two
 //!   models in one index would make every search quietly wrong.
 
-use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -22,6 +21,7 @@ use embedd::model::{Fingerprint, ModelSource};
 use embedd::registry::{self, ModelSpec};
 use embedd::{LocalEmbedder, LocalOptions, TextKind};
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
 use proto::embedd_v1::embedder_client::EmbedderClient;
 use proto::embedd_v1::{self as pb, EmbedRequest, InfoRequest, Lane};
 use tokio::sync::OnceCell;

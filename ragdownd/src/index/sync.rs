@@ -10,18 +10,18 @@
 //! is answered by the one follow-up sync that starts after it. The same task folds small writes
 //! into the indices a little after they land ([`super::fold`]), so an edit does not wait for it.
 
-use parking_lot::Mutex;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use embedd::TextKind;
+use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::fold::Unfolded;
-use super::rows::ChunkRow;
+use super::rows::{ChunkRow, FileState};
 use super::scan::{Changed, Layout, ListError, list_markdown, read_changed};
 use super::store::Store;
 use crate::embed::SharedEmbedder;
@@ -301,19 +301,70 @@ impl Shared {
 
     async fn run(&self, full: bool) -> Result<SyncReport, SyncError> {
         let started = Instant::now();
-        // Rows a process that stopped before folding them left are folded once it is time. Only
-        // the primary syncs, so a reader never folds.
-        if !self.tail_checked.swap(true, std::sync::atomic::Ordering::AcqRel)
-            && self.store.unindexed_rows().await.unwrap_or(0) > 0
-        {
-            self.unfolded().wrote(0);
-        }
+        self.fold_what_a_stopped_process_left().await;
         if full {
             self.store.clear().await?;
         }
         let indexed = self.store.files().await?;
         let mut report = SyncReport::default();
         report.stages.indexed = ms_since(started);
+        let (removed, changed) = self.what_changed(&indexed, &mut report).await?;
+        let total_files = changed.len();
+        self.set_progress(Progress {
+            running: true,
+            files_total: total_files,
+            files_done: 0,
+            chunks_done: 0,
+        });
+        if !removed.is_empty() {
+            self.store.apply(&removed, Vec::new()).await?;
+        }
+        let files_done = self.embed_and_write(changed, &indexed, &mut report).await?;
+        if report.added + report.updated + report.removed > 0 {
+            let dropped: usize = removed
+                .iter()
+                .filter_map(|path| indexed.get(path))
+                .map(|f| f.chunks)
+                .sum();
+            self.unfolded().wrote(report.chunks + dropped);
+        }
+        if full || self.unfolded().due_now() {
+            report.stages.optimize = self.fold_now().await?;
+        }
+        report.ms = ms_since(started);
+        self.set_progress(Progress {
+            running: false,
+            files_total: total_files,
+            files_done,
+            chunks_done: report.chunks,
+        });
+        *self.last.lock() = Some(LastSync {
+            report: report.clone(),
+            at: iso_now(),
+        });
+        tracing::info!(?report, "sync done");
+        Ok(report)
+    }
+
+    /// Rows a process that stopped before folding them left are folded once it is time; looked
+    /// for at the first sync only. Only the primary syncs, so a reader never folds.
+    async fn fold_what_a_stopped_process_left(&self) {
+        if !self.tail_checked.swap(true, std::sync::atomic::Ordering::AcqRel)
+            && self.store.unindexed_rows().await.unwrap_or(0) > 0
+        {
+            self.unfolded().wrote(0);
+        }
+    }
+
+    /// The indexed paths no longer on disk, and the files on disk whose content the index does
+    /// not have (read and chunked). A file whose size and mtime match the index is not read; one
+    /// that is read but hashes the same counts as unchanged. Fills the report's counts and the
+    /// list and read stages.
+    async fn what_changed(
+        &self,
+        indexed: &HashMap<String, FileState>,
+        report: &mut SyncReport,
+    ) -> Result<(Vec<String>, Vec<Changed>), SyncError> {
         let listing = Instant::now();
         let docs_dir = self.docs_dir.clone();
         let layout = self.layout;
@@ -321,8 +372,8 @@ impl Shared {
             .await
             .map_err(|e| SyncError::List(self.docs_dir.clone(), e.into()))?
             .map_err(|reason| SyncError::List(self.docs_dir.clone(), reason))?;
-
         report.stages.list = ms_since(listing);
+
         let on_disk: HashSet<&str> = listed.iter().map(|f| f.path.as_str()).collect();
         let removed: Vec<String> = indexed
             .keys()
@@ -339,7 +390,7 @@ impl Shared {
             }
         }
         // Reading and hashing is blocking work; do it off the async threads.
-        let indexed_hashes: std::collections::HashMap<String, String> =
+        let indexed_hashes: HashMap<String, String> =
             indexed.iter().map(|(p, s)| (p.clone(), s.file_hash.clone())).collect();
         let reading = Instant::now();
         let (changed, unchanged) = tokio::task::spawn_blocking(move || read_changed(stale, &indexed_hashes))
@@ -354,23 +405,25 @@ impl Shared {
                 report.added += 1;
             }
         }
-        self.set_progress(Progress {
-            running: true,
-            files_total: changed.len(),
-            files_done: 0,
-            chunks_done: 0,
-        });
-        if !removed.is_empty() {
-            self.store.apply(&removed, Vec::new()).await?;
-        }
+        Ok((removed, changed))
+    }
+
+    /// Embeds the changed files' chunks and writes them, replacing the rows the index had of
+    /// them; returns how many files were written. Files gather into groups of about
+    /// [`EMBED_BATCH`] chunks to embed, and embedded groups into writes of about [`WRITE_ROWS`].
+    /// One write runs while the next groups are embedded: the model never waits for LanceDB, and
+    /// at most one write is in flight, so writes land in order.
+    async fn embed_and_write(
+        &self,
+        changed: Vec<Changed>,
+        indexed: &HashMap<String, FileState>,
+        report: &mut SyncReport,
+    ) -> Result<usize, SyncError> {
         let total_files = changed.len();
         let mut files_done = 0;
         let mut group: Vec<Changed> = Vec::new();
         let mut group_chunks = 0;
         let mut embedded = 0;
-        // Embedded groups gather into writes of about [`WRITE_ROWS`] chunks. One write runs while
-        // the next groups are embedded: the model never waits for LanceDB, and at most one write
-        // is in flight, so writes land in order.
         let mut pending = Pending::default();
         let mut writing: Option<tokio::task::JoinHandle<Result<Written, SyncError>>> = None;
         let mut iter = changed.into_iter().peekable();
@@ -397,21 +450,9 @@ impl Shared {
                 continue;
             }
             if let Some(previous) = writing.take() {
-                self.written(previous, &mut files_done, &mut report, total_files)
-                    .await?;
+                self.written(previous, &mut files_done, report, total_files).await?;
             }
-            let store = self.store.clone();
-            let Pending { files, paths, rows } = std::mem::take(&mut pending);
-            writing = Some(tokio::spawn(async move {
-                let started = Instant::now();
-                let chunks = rows.len();
-                store.apply(&paths, rows).await?;
-                Ok(Written {
-                    files,
-                    chunks,
-                    ms: ms_since(started),
-                })
-            }));
+            writing = Some(self.start_write(std::mem::take(&mut pending)));
         }
         // The model's part is done. After a big sync the bulk sessions give their memory back
         // now, before LanceDB compacts and folds the rows into its indexes: the sync's peak
@@ -420,33 +461,25 @@ impl Shared {
             self.embedder.rest();
         }
         if let Some(previous) = writing.take() {
-            self.written(previous, &mut files_done, &mut report, total_files)
-                .await?;
+            self.written(previous, &mut files_done, report, total_files).await?;
         }
-        if report.added + report.updated + report.removed > 0 {
-            let dropped: usize = removed
-                .iter()
-                .filter_map(|path| indexed.get(path))
-                .map(|f| f.chunks)
-                .sum();
-            self.unfolded().wrote(report.chunks + dropped);
-        }
-        if full || self.unfolded().due_now() {
-            report.stages.optimize = self.fold_now().await?;
-        }
-        report.ms = ms_since(started);
-        self.set_progress(Progress {
-            running: false,
-            files_total: total_files,
-            files_done,
-            chunks_done: report.chunks,
-        });
-        *self.last.lock() = Some(LastSync {
-            report: report.clone(),
-            at: iso_now(),
-        });
-        tracing::info!(?report, "sync done");
-        Ok(report)
+        Ok(files_done)
+    }
+
+    /// Starts writing `pending` (one delete of its files' old rows and one add) on its own task.
+    fn start_write(&self, pending: Pending) -> tokio::task::JoinHandle<Result<Written, SyncError>> {
+        let store = self.store.clone();
+        let Pending { files, paths, rows } = pending;
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let chunks = rows.len();
+            store.apply(&paths, rows).await?;
+            Ok(Written {
+                files,
+                chunks,
+                ms: ms_since(started),
+            })
+        })
     }
 
     /// Waits for a group's write and records its progress.

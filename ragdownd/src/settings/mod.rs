@@ -15,9 +15,10 @@ pub mod file;
 pub mod hook;
 pub mod saved;
 
-use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use parking_lot::Mutex;
 
 use crate::search::SearchSettings;
 pub use file::FileError;
