@@ -38,6 +38,8 @@ pub struct ApiError {
 pub type ApiResult<T = Response> = Result<T, ApiError>;
 
 impl ApiError {
+    /// A failure the HTTP layer decides itself (a route or URL that names nothing, 401, 405, 413),
+    /// with its status as it is.
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
         Self {
             status,
@@ -47,11 +49,11 @@ impl ApiError {
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, message)
+        Self::of_kind(ErrorKind::Invalid, message)
     }
 
     pub fn not_found() -> Self {
-        Self::new(StatusCode::NOT_FOUND, "Not found")
+        Self::of_kind(ErrorKind::NotFound, "Not found")
     }
 
     pub fn unauthorized() -> Self {
@@ -59,19 +61,16 @@ impl ApiError {
     }
 
     pub fn read_only() -> Self {
-        Self::new(StatusCode::FORBIDDEN, crate::tools::write::READ_ONLY)
+        Self::of_kind(ErrorKind::ReadOnly, crate::tools::write::READ_ONLY)
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+        Self::of_kind(ErrorKind::Internal, message)
     }
 
     /// The answer while the index (and its model) is still loading.
     pub fn loading() -> Self {
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The index is still loading; retry shortly",
-        )
+        Self::of_kind(ErrorKind::Unavailable, "The index is still loading; retry shortly")
     }
 
     /// A domain error of `kind` showing `message`, answered as [`status_of`] says.
