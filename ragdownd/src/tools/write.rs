@@ -124,7 +124,8 @@ pub(super) async fn blocking<T: Send + 'static>(
 ) -> Result<T, ToolError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| ToolError::new(format!("the write was interrupted: {e}")))?
+        // The task panicked or was cancelled: the server failed, not the call.
+        .map_err(|e| ToolError::internal(format!("the write was interrupted: {e}")))?
         .map_err(ToolError::from)
 }
 
@@ -346,5 +347,26 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
         Ok(format!("saved {shown}"))
     } else {
         Ok(format!("saved {shown} (supersedes {})", superseded.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[tokio::test]
+    async fn an_interrupted_write_is_the_servers_failure() {
+        let err = blocking::<()>(|| panic!("the disk went away")).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Internal);
+        assert!(
+            err.message().starts_with("the write was interrupted"),
+            "{}",
+            err.message()
+        );
+        let refused = blocking::<()>(|| Err(DocError::NotFound("a.md".into())))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::NotFound, "a refusal keeps its own kind");
     }
 }
