@@ -223,67 +223,13 @@ impl RemoteEmbedder {
     /// checked again later; with none answering, the in-process model is loaded at once, and its
     /// fingerprint is the one workers must match.
     pub async fn connect(options: RemoteOptions) -> Result<Self, EmbedError> {
-        if options.urls.is_empty() {
-            return Err(EmbedError::Load {
-                name: "embedd".into(),
-                reason: "RAGDOWN_EMBEDD_URL names no worker".into(),
-            });
-        }
-        let bearer = match &options.token {
-            Some(token) => Some(format!("Bearer {token}").parse().map_err(|_| EmbedError::Load {
-                name: "embedd".into(),
-                reason: "the embedd token holds characters a header cannot carry".into(),
-            })?),
-            None => None,
-        };
-        let mut workers = Vec::new();
-        for url in &options.urls {
-            let endpoint = Endpoint::from_shared(url.clone())
-                .map_err(|err| EmbedError::Load {
-                    name: "embedd".into(),
-                    reason: format!("not a worker address: {url:?} ({err}); use http://host:port"),
-                })?
-                .connect_timeout(Duration::from_secs(2))
-                .timeout(options.timeout)
-                .tcp_nodelay(true);
-            let channel = endpoint.connect_lazy();
-            workers.push(Arc::new(Worker {
-                url: url.clone(),
-                client: EmbedderClient::with_interceptor(channel, Bearer(bearer.clone()))
-                    .max_decoding_message_size(64 << 20)
-                    .max_encoding_message_size(64 << 20),
-                outstanding: AtomicUsize::new(0),
-                health: Mutex::new(Health::Down("not checked yet".into())),
-            }));
-        }
+        let workers = workers(&options)?;
         let answers = futures::future::join_all(workers.iter().map(|w| w.info())).await;
-
-        // The model to agree on: the one asked for, else the first answering worker's.
-        let mut expected: Option<Fingerprint> = None;
-        for fingerprint in answers.iter().flatten() {
-            if expected.is_none() && options.model.is_none_or(|spec| spec.name == fingerprint.name) {
-                expected = Some(fingerprint.clone());
-            }
-        }
         let fallback = OnceCell::new();
-        let expected = match expected {
+        let expected = match agreed_model(&options, &answers) {
             Some(expected) => expected,
             None => {
-                let spec = options
-                    .model
-                    .or_else(|| {
-                        // Workers answered, all with models other than the one asked for.
-                        answers.iter().flatten().find_map(|f| registry::find(&f.name))
-                    })
-                    .unwrap_or_else(|| registry::find(registry::DEFAULT_MODEL).expect("the default model is known"));
-                tracing::warn!(
-                    "!!! no embedd worker answers with {}; embedding in-process on the CPU until one does",
-                    spec.name
-                );
-                let (source, local) = (options.source.clone(), options.local.clone());
-                let embedder = tokio::task::spawn_blocking(move || LocalEmbedder::start(spec, &source, &local))
-                    .await
-                    .map_err(|err| EmbedError::Inference(err.to_string()))??;
+                let embedder = start_fallback(&options).await?;
                 let expected = embedder.fingerprint().clone();
                 let _ = fallback.set(embedder);
                 expected
@@ -324,6 +270,70 @@ impl RemoteEmbedder {
     pub fn workers_up(&self) -> usize {
         self.inner.workers.iter().filter(|w| w.health() == Health::Up).count()
     }
+}
+
+/// A worker per URL, each on a lazily connected channel (one that is down now is only found out
+/// by the first call), sending the bearer token when there is one.
+fn workers(options: &RemoteOptions) -> Result<Vec<Arc<Worker>>, EmbedError> {
+    let refused = |reason: String| EmbedError::Load {
+        name: "embedd".into(),
+        reason,
+    };
+    if options.urls.is_empty() {
+        return Err(refused("RAGDOWN_EMBEDD_URL names no worker".into()));
+    }
+    let bearer = match &options.token {
+        Some(token) => Some(
+            format!("Bearer {token}")
+                .parse()
+                .map_err(|_| refused("the embedd token holds characters a header cannot carry".into()))?,
+        ),
+        None => None,
+    };
+    let mut workers = Vec::new();
+    for url in &options.urls {
+        let endpoint = Endpoint::from_shared(url.clone())
+            .map_err(|err| refused(format!("not a worker address: {url:?} ({err}); use http://host:port")))?
+            .connect_timeout(Duration::from_secs(2))
+            .timeout(options.timeout)
+            .tcp_nodelay(true);
+        let channel = endpoint.connect_lazy();
+        workers.push(Arc::new(Worker {
+            url: url.clone(),
+            client: EmbedderClient::with_interceptor(channel, Bearer(bearer.clone()))
+                .max_decoding_message_size(64 << 20)
+                .max_encoding_message_size(64 << 20),
+            outstanding: AtomicUsize::new(0),
+            health: Mutex::new(Health::Down("not checked yet".into())),
+        }));
+    }
+    Ok(workers)
+}
+
+/// The model to agree on: the one asked for, else the first answering worker's; `None` when no
+/// worker answers with it.
+fn agreed_model(options: &RemoteOptions, answers: &[Result<Fingerprint, InfoError>]) -> Option<Fingerprint> {
+    answers
+        .iter()
+        .flatten()
+        .find(|fingerprint| options.model.is_none_or(|spec| spec.name == fingerprint.name))
+        .cloned()
+}
+
+/// The in-process model, started when no worker answers with the model: the one asked for, else
+/// (no worker answered at all) the default. Its fingerprint is then the one workers must match.
+async fn start_fallback(options: &RemoteOptions) -> Result<LocalEmbedder, EmbedError> {
+    let spec = options
+        .model
+        .unwrap_or_else(|| registry::find(registry::DEFAULT_MODEL).expect("the default model is known"));
+    tracing::warn!(
+        "!!! no embedd worker answers with {}; embedding in-process on the CPU until one does",
+        spec.name
+    );
+    let (source, local) = (options.source.clone(), options.local.clone());
+    tokio::task::spawn_blocking(move || LocalEmbedder::start(spec, &source, &local))
+        .await
+        .map_err(|err| EmbedError::Inference(err.to_string()))?
 }
 
 /// Brings workers that are out back in once they answer with the expected model.
