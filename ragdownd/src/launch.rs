@@ -10,6 +10,7 @@ use crate::embed::SharedEmbedder;
 use crate::embed::select::{self, EmbedderChoice};
 use crate::engine::{Engine, EngineError, EngineOptions};
 use crate::settings::Values;
+use crate::settings::hook::{floor_too_low, warn_floor_too_low};
 
 /// Why the index could not be opened. The message is the cause's, which already ends with what
 /// caused it in turn; the causes stay the error's sources.
@@ -34,12 +35,13 @@ pub fn embedder_choice(config: &Config, values: &Values) -> EmbedderChoice {
 /// Warns when the floor in effect lets unrelated prompts through with `embedder`.
 fn warn_on_low_floor(values: &Values, embedder: &SharedEmbedder) {
     if let (Some(floor), Some(unrelated)) = (values.hook.min_score, embedder.unrelated_score())
-        && floor <= unrelated
+        && floor_too_low(floor, unrelated)
     {
-        tracing::warn!(
-            "the hook's min_score {floor} is at or under what unrelated prompts reach with {} ({unrelated}): \
-             ragdown_context will inject documents into prompts they have nothing to do with",
-            embedder.index_name()
+        warn_floor_too_low(
+            floor,
+            unrelated,
+            "the environment or saved settings",
+            embedder.index_name(),
         );
     }
 }

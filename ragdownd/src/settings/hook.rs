@@ -91,6 +91,22 @@ impl HookOverrides {
     }
 }
 
+/// Whether a `min_score` of `floor` is at or under `unrelated`, the similarity prompts unrelated
+/// to every document reach with the embedder in use: such a floor lets the hook inject documents
+/// into prompts they have nothing to do with.
+pub fn floor_too_low(floor: f32, unrelated: f32) -> bool {
+    floor <= unrelated
+}
+
+/// Warns about a floor [`floor_too_low`] says lets unrelated prompts through: `source` says where
+/// it was set, `embedder` names the embedder it was measured against.
+pub fn warn_floor_too_low(floor: f32, unrelated: f32, source: &str, embedder: &str) {
+    tracing::warn!(
+        "hook.min_score {floor} ({source}) is at or under what unrelated prompts reach with {embedder} ({unrelated}): \
+         ragdown_context will inject documents into prompts they have nothing to do with"
+    );
+}
+
 /// The settings one call runs with, after layering.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gates {

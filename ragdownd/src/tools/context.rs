@@ -1,7 +1,7 @@
 //! `ragdown_context`: the `<ragdown-context>` block a prompt hook adds to an agent's prompt.
 //!
-//! One call is one hook firing (product page, Hooks and Design; reference §2 "ragdown_context", §3
-//! "Hook gates"): skip short prompts and slash commands, search the prompt within the scope, let
+//! One call is one hook firing (docs/tools.md; the Claude Code hook in docs/deployment.md): skip
+//! short prompts and slash commands, search the prompt within the scope, let
 //! [`crate::hook::select`] choose (session memory, name and alias injection, the cosine floor, the
 //! ratio of the best, top_k), fit the excerpts into the character budget, remember what the session
 //! was given, and log the call. Settings layer as [`crate::settings`] says, with the folder's
@@ -21,6 +21,7 @@ use crate::hook::{self, Gates, Mentions, Outcome};
 use crate::index::scan::Layout;
 use crate::querylog::{Entry, Kind, LoggedHit};
 use crate::search::{self, Hit, SearchRequest};
+use crate::settings::hook::{floor_too_low, warn_floor_too_low};
 use crate::settings::{FOLDER_SETTINGS_FILE, HookOverrides, SAVED_SETTINGS_FILE};
 
 pub use crate::hook::memory::MAX_SESSIONS;
@@ -29,7 +30,8 @@ pub use crate::settings::HookDefaults;
 /// A prompt shorter than this many characters after trimming gets nothing.
 pub const MIN_PROMPT_CHARS: usize = 12;
 
-/// The block's fixed opening lines after the `<ragdown-context>` tag (reference §2).
+/// The block's fixed opening lines after the `<ragdown-context>` tag: what the excerpts are and how
+/// far to trust them. Agents read it every turn, so it changes only with care.
 const INTRO: &str = "Excerpts from the user's Markdown documents that look related to this prompt, found by search, \
 not chosen by the user.\nThey may be irrelevant or out of date: each says when its file last changed. Use \
 ragdown_read_doc for the whole file before relying on a fragment.";
@@ -128,15 +130,11 @@ pub fn gates(scope: &Scope, settings: &ToolSettings, call: HookOverrides) -> Gat
         ];
         for (source, floor) in sources {
             if let (Some(source), Some(floor)) = (source, floor)
-                && floor <= unrelated
+                && floor_too_low(floor, unrelated)
                 && engine.hook.first_warning(&source.to_string_lossy(), floor)
             {
-                tracing::warn!(
-                    "hook.min_score {floor} in {} is at or under what unrelated prompts reach with {} ({unrelated}): \
-                     ragdown_context will inject documents into prompts they have nothing to do with",
-                    source.display(),
-                    engine.embedder.index_name()
-                );
+                let source = format!("in {}", source.display());
+                warn_floor_too_low(floor, unrelated, &source, engine.embedder.index_name());
             }
         }
     }
@@ -218,7 +216,7 @@ pub fn choose(
 ) -> Chosen {
     let selection = hook::select(hits, seen, mentions, gates);
     let mut outcomes = selection.outcomes;
-    // As the original's Math.min: a text limit of 0 (never clip) stays 0 whatever max_chars is.
+    // The smaller of the two, so a text limit of 0 (never clip) stays 0 whatever max_chars is.
     let clip_at = settings.current().text_limit.min(gates.max_chars);
     let blocks: Vec<String> = selection
         .chosen
