@@ -1,53 +1,53 @@
 //! The runbook corpus: 30 synthetic service runbooks in Markdown and 240 questions about them, made
-//! deterministically the way the original's `scripts/bench/gen.ts` makes its corpus (reference
-//! behaviour §6). Retrieval benchmarks index the documents and ask the questions.
+//! deterministically the way mcp-ragdown's `scripts/bench/gen.ts` makes its corpus. Retrieval
+//! benchmarks index the documents and ask the questions.
 //!
 //! This module owns generation and the Markdown render. It does no indexing, embedding or scoring,
 //! and it reads no files at run time: the question templates and off-topic prompts are embedded
 //! copies of `bench/data/*.json`.
 //!
-//! What follows the original: the LCG in `f64` arithmetic and its `pick`, `int` and `shuffle`; the
-//! module-level draws (causes, names, roles) and their order; per document the draws in the order
-//! of the spec (team, year, language, two approvers, five config rows, two ports, eight commands
-//! shuffled into 6 production and 4 staging steps, 3-4 dependencies with versions, 2 incidents, a
-//! deploy window), then the question draws, then the draws of the original's edit tasks, which are
-//! not built here but are consumed so the stream stays in step; the front matter, the 7 sections
-//! and their heading paths; the question templates, ids and fields. The value ranges of the draws
-//! (replicas 1-4 and 6-48, timeouts, batch sizes, memory and DB class indices, version parts,
-//! incident dates, the edit tasks' draws) were read from the original's public source
-//! (gen.ts @df60166a), as behaviour, not from the spec.
+//! What follows mcp-ragdown's generator: the LCG in `f64` arithmetic and its `pick`, `int` and
+//! `shuffle`; the module-level draws (causes, names, roles) and their order; per document the draws
+//! in the order its write-up gives (team, year, language, two approvers, five config rows, two
+//! ports, eight commands shuffled into 6 production and 4 staging steps, 3-4 dependencies with
+//! versions, 2 incidents, a deploy window), then the question draws, then the draws of
+//! mcp-ragdown's edit tasks, which are not built here but are consumed so the stream stays in step;
+//! the front matter, the 7 sections and their heading paths; the question templates, ids and
+//! fields. The value ranges of the draws (replicas 1-4 and 6-48, timeouts, batch sizes, memory and
+//! DB class indices, version parts, incident dates, the edit tasks' draws) were read from
+//! mcp-ragdown's public source (gen.ts @df60166a), as behaviour, not from the write-up.
 //!
-//! Invented here, because neither the spec nor the JSON gives them; the output is therefore
-//! **not** byte-identical to the original's corpus, only built the same way:
+//! Invented here, because neither mcp-ragdown's benchmark write-up nor the JSON gives them; the
+//! output is therefore **not** byte-identical to mcp-ragdown's corpus, only built the same way:
 //! - every word list: the 30 birds (only "Kestrel" and the role "Ingest" come from the JSON's
-//!   example), the 10 roles and their one-line purposes, the 10 teams, the 7 languages, the 20 first
-//!   and 16 last names, the 10 × 6 incident-cause halves, the 10 memory limits, the 8 DB instance
-//!   classes, the 4 deploy windows, the 8 dependencies and their purposes;
+//!   example), the 10 roles and their one-line purposes, the 10 teams, the 7 languages, the 20
+//!   first and 16 last names, the 10 × 6 incident-cause halves, the 10 memory limits, the 8 DB
+//!   instance classes, the 4 deploy windows, the 8 dependencies and their purposes;
 //! - the 8 `veltra` commands (subcommands and arguments);
 //! - every sentence: the two Overview paragraphs, the Configuration, Staging, Production and
 //!   Troubleshooting lead paragraphs, the `Run `cmd`.` list items, the three shell lines of the
 //!   troubleshooting block (only the `healthz` check on the health port and a metrics call on the
-//!   metrics port follow the spec), and the incident line `<date>: Outage caused by <cause>.`;
-//! - the Markdown details the spec leaves open: one blank line between blocks, the table's
+//!   metrics port follow the write-up), and the incident line `<date>: Outage caused by <cause>.`;
+//! - the Markdown details the write-up leaves open: one blank line between blocks, the table's
 //!   `|---|---|---|` rule, dependencies as `- **name**` with `  - version:` and `  - purpose:`
 //!   items, `sh` as the fence language, and incident dates as `20YY-MM-DD`;
 //! - `Question::section` is the heading path under the title ("Deployment › Staging"), as this
-//!   port's API asks, where the original stores the section key ("deploy-staging"); unanswerable
-//!   questions have "" where the original has null.
+//!   port's API asks, where mcp-ragdown stores the section key ("deploy-staging"); unanswerable
+//!   questions have "" where mcp-ragdown has null.
 //!
 //! Two more question sets, which the product page measures on its generated corpora but whose
-//! generator is not public, are built here without drawing from the generator (so the 240 stay
-//! as they are): 30 identifier questions, one per document, that quote a name only one section
-//! holds (an on-call channel, a production-only deploy command, a log command, a metrics URL),
-//! and 30 alias questions that ask one of the document's own questions with a codename alias
-//! (written into the front matter by [`write_aliased_markdown`]) in place of its title.
+//! generator is not public, are built here without drawing from the generator (so the 240 stay as
+//! they are): 30 identifier questions, one per document, that quote a name only one section holds
+//! (an on-call channel, a production-only deploy command, a log command, a metrics URL), and 30
+//! alias questions that ask one of the document's own questions with a codename alias (written into
+//! the front matter by [`write_aliased_markdown`]) in place of its title.
 
 use std::path::Path;
 
 use ragdownd::markdown::HEADING_SEPARATOR;
 use serde::Serialize;
 
-/// The original's question templates, one per question type, with `${…}` placeholders.
+/// mcp-ragdown's question templates, one per question type, with `${…}` placeholders.
 const TEMPLATES_JSON: &str = include_str!("../data/question-templates.json");
 
 /// Ten prompts that no runbook answers, for the threshold and gate benchmarks.
@@ -192,7 +192,7 @@ fn alias_question(questions: &[Question], title: &str, alias: &str, i: usize) ->
     }
 }
 
-/// The original's ten off-topic prompts.
+/// mcp-ragdown's ten off-topic prompts.
 pub fn off_topic_prompts() -> Vec<String> {
     serde_json::from_str(OFF_TOPIC_JSON).expect("embedded off-topic prompts are a JSON array of strings")
 }
@@ -215,7 +215,7 @@ fn section_path(key: &str) -> String {
     path.join(HEADING_SEPARATOR)
 }
 
-/// The original's generator: a linear congruential generator evaluated in `f64`, as JavaScript
+/// mcp-ragdown's generator: a linear congruential generator evaluated in `f64`, as JavaScript
 /// does. The product exceeds 2^53 and is rounded before the modulo, so exact integer arithmetic
 /// would give a different stream.
 #[derive(Debug, Clone)]
@@ -319,7 +319,7 @@ struct Runbook {
 }
 
 impl Runbook {
-    /// Draws one document's facts, in the original's order.
+    /// Draws one document's facts, in mcp-ragdown's order.
     fn draw(rng: &mut Lcg, bird: &str, role: &'static str, names: &mut Vec<String>, causes: &mut Vec<String>) -> Self {
         let title = format!("{bird} {role}");
         let slug = format!("{bird}-{role}").to_lowercase();
@@ -372,7 +372,7 @@ impl Runbook {
         }
     }
 
-    /// The document's eight questions, one per type, with their draws in the original's order.
+    /// The document's eight questions, one per type, with their draws in mcp-ragdown's order.
     fn questions(&self, rng: &mut Lcg, templates: &serde_json::Value) -> Vec<Question> {
         let title = self.title.as_str();
         let mut out = Vec::with_capacity(8);
@@ -521,7 +521,7 @@ impl Runbook {
         }
     }
 
-    /// Consumes the draws of the original's three edit tasks for this document (a new production
+    /// Consumes the draws of mcp-ragdown's three edit tasks for this document (a new production
     /// replica count, a new dependency version, a new staging approver) without building them.
     fn skip_edit_task_draws(&self, rng: &mut Lcg, names: &mut Vec<String>) {
         rng.int(49, 99);

@@ -1,5 +1,6 @@
-//! Light, dark or system theme: one saved choice (`cubeui-theme`, as the original), applied as a
-//! `dark` class on the root element, with System following the OS live.
+//! Light, dark or system theme: one saved choice (`cubeui-theme`, the key mcp-ragdown's UI uses, so
+//! a chosen theme carries over), applied as a `dark` class on the root element, with System
+//! following the OS live.
 import { useSyncExternalStore } from "react";
 
 export type Theme = "light" | "dark" | "system";
