@@ -11,9 +11,10 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::documents::paths::is_skipped;
 use crate::documents::write::atomic_write;
 use crate::error::ErrorKind;
-use crate::index::scan::{is_markdown, is_skipped};
+use crate::markdown::is_markdown;
 use crate::settings::file::{self, FileError};
 
 /// The settings file's name.

@@ -18,7 +18,14 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::DocError;
-use crate::index::scan::{is_markdown, is_skipped};
+use crate::markdown::is_markdown;
+
+/// Whether a directory entry is left out of the index and of every client path: dot-entries and
+/// `node_modules`. The indexer's walk and this module's check both ask it, so a path a client may
+/// name is always one the indexer walks.
+pub fn is_skipped(name: &str) -> bool {
+    name.starts_with('.') || name == "node_modules"
+}
 
 /// The folder client paths are relative to: a folder of the docs dir (or the docs dir itself),
 /// named by its root-relative prefix. Resolving checks every component from the docs dir down,

@@ -12,9 +12,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::paths::Root;
+use super::paths::is_skipped;
 use super::write::create_new;
 use super::{DocError, json_quote};
-use crate::index::scan::is_skipped;
 use crate::markdown::trim_js;
 
 /// The longest slug, in characters.

@@ -9,7 +9,7 @@
 //! judge (a restart right after the kill) is looked at again once it is old enough
 //! ([`recheck_later`]), so it does not wait for a sync that may never come.
 //!
-//! A leaf module: it knows nothing of the index, so the indexer may use it.
+//! Like all of `documents`, it knows nothing of the index, so the indexer may use it.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};

@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};
-use crate::index::scan::is_markdown;
+use crate::markdown::is_markdown;
 
 /// What a guarded write expects to find at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use super::error::{ApiError, ApiQuery, ApiResult, JsonBody, MAX_DOC_BYTES};
 use super::schema::{Deleted, Doc, DocInfo, DocList, DocsQuery, ErrorBody, PathQuery, SaveBody, Saved};
 use super::{AppState, required};
 use crate::documents::content_hash;
-use crate::index::scan::is_skipped;
+use crate::documents::paths::is_skipped;
 use crate::tools;
 
 /// `GET /api/docs?folder=`: the indexed documents of a folder (of every folder without one), with
@@ -148,7 +148,7 @@ pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
     state.writable()?;
     let path = required(&query.path, "path")?;
     let (scope, rel) = state.existing_in_folder(path)?;
-    if !crate::index::scan::is_markdown(&rel) {
+    if !crate::markdown::is_markdown(&rel) {
         return Err(ApiError::bad_request(format!(
             "not a Markdown file (.md, .markdown, .mdx): {path}"
         )));

@@ -7,8 +7,10 @@ use std::time::UNIX_EPOCH;
 
 use sha2::{Digest, Sha256};
 
+use crate::documents::paths::is_skipped;
 use crate::documents::temp;
 use crate::markdown::chunker::{self, Document};
+use crate::markdown::is_markdown;
 
 /// Which Markdown files belong to the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,17 +39,6 @@ pub(super) struct Changed {
 /// Files read per thread before the reading is split across cores: below this one thread is
 /// quicker than starting more.
 const FILES_PER_THREAD: usize = 64;
-
-/// Whether a file name is Markdown that ragdown indexes.
-pub fn is_markdown(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
-}
-
-/// Whether a directory entry is skipped: dot-entries and `node_modules`.
-pub fn is_skipped(name: &str) -> bool {
-    name.starts_with('.') || name == "node_modules"
-}
 
 /// Why the docs dir could not be listed.
 #[derive(Debug, thiserror::Error)]

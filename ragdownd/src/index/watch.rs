@@ -13,8 +13,8 @@ use notify::event::{AccessKind, AccessMode, EventKind, MetadataKind, ModifyKind}
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::scan::is_markdown;
 use super::sync::Indexer;
+use crate::markdown::is_markdown;
 
 /// Quiet time before a sync runs.
 pub const DEBOUNCE: Duration = Duration::from_millis(750);

@@ -49,6 +49,13 @@ pub(crate) fn is_blank(line: &str) -> bool {
     trim_js(line).is_empty()
 }
 
+/// Whether a file name is Markdown that ragdown indexes: `.md`, `.markdown` or `.mdx`, in any
+/// case.
+pub fn is_markdown(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
+}
+
 /// Tracks whether the lines seen so far leave a fenced code block open.
 ///
 /// A fence closes only on a marker of the same character that is at least as long as the opener.

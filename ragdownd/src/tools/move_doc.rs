@@ -18,13 +18,15 @@ use serde::Deserialize;
 
 use super::write::{blocking, index_now, refuse_read_only, shown};
 use super::{ToolError, ToolResult, ToolSettings};
+use crate::documents::paths::is_skipped;
 use crate::documents::{
     DocError, Root, atomic_write, content_hash, read_existing, rename_dir_no_clobber, rename_file_no_clobber,
     with_path_lock,
 };
 use crate::engine::Scope;
-use crate::index::scan::{is_markdown, is_skipped, posix};
+use crate::index::scan::posix;
 use crate::index::sync::SyncReport;
+use crate::markdown::is_markdown;
 use crate::markdown::links::{self, LinkTarget};
 use crate::markdown::read_document_meta;
 

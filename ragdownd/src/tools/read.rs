@@ -6,9 +6,10 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::{BacklinksArgs, ReadDocArgs, ToolError, ToolResult, check_relative, logging};
+use crate::documents::paths::is_skipped;
 use crate::engine::Scope;
 use crate::error::ErrorKind;
-use crate::index::scan::{is_markdown, is_skipped};
+use crate::markdown::is_markdown;
 use crate::markdown::links::{self, LinkKind, LinkTarget, heading_range};
 
 /// `ragdown_read_doc`: a document or a line range of it, by path or wikilink target.
