@@ -145,7 +145,7 @@ test("checks values before saving, and shows the server's refusal inside the dia
   await expect(dialog.getByRole("button", { name: "Save" })).toBeDisabled();
   await dialog.getByLabel("Sections per prompt").fill("");
 
-  // A model that is not in this server's (empty, offline) cache cannot load: 400, nothing saved.
+  // A model that is not in this server's (empty, offline) cache cannot load: 503, nothing saved.
   await dialog.getByLabel("Embedder").selectOption("minilm");
   await expect(dialog.getByText(/rebuilds the whole index/)).toBeVisible();
   await dialog.getByRole("button", { name: "Save" }).click();

@@ -22,6 +22,7 @@ use super::error::{ApiError, ApiResult, JsonBody};
 use super::schema::{ErrorBody, SettingsAnswer, SettingsPatch};
 use crate::embed::select;
 use crate::embed::{EmbedError, SharedEmbedder};
+use crate::error::ErrorKind;
 use crate::launch::{embedder_choice, open_engine_with};
 use crate::settings::{Patch, Values};
 
@@ -34,7 +35,9 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(2);
 /// loads is saved and answered at once; the index is rebuilt with it right after.
 #[utoipa::path(patch, path = "/api/settings", tag = "settings", request_body = SettingsPatch,
     responses((status = 200, body = SettingsAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read")))]
+        (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read"),
+        (status = 500, body = ErrorBody, description = "The embedder named exists but cannot run here"),
+        (status = 503, body = ErrorBody, description = "The embedder named is not cached and cannot be downloaded now")))]
 pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<Value>) -> ApiResult {
     state.writable()?;
     let patch = Patch::parse(&body)?;
@@ -58,11 +61,12 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
             embedder: next.clone(),
             ..before.clone()
         };
-        // 400: the change names a model this server cannot load (unknown, or failing to load here).
+        // Nothing is saved when the model cannot load: 400 for a name that is no model, 503 or
+        // 500 when this server cannot get or run a model that exists (`LoadError::kind`).
         Some(
             load(&state, &values)
                 .await
-                .map_err(|err| ApiError::bad_request(err.to_string()))?,
+                .map_err(|err| ApiError::of_kind(err.kind(), err.to_string()))?,
         )
     } else {
         None
@@ -105,6 +109,23 @@ async fn load(state: &AppState, values: &Values) -> Result<SharedEmbedder, LoadE
 struct LoadError {
     name: String,
     source: EmbedError,
+}
+
+impl LoadError {
+    /// Whose failure it is: the change's, when it names no model; the server's otherwise (a
+    /// model it cannot download now may come later; one it cannot run will not).
+    fn kind(&self) -> ErrorKind {
+        match &self.source {
+            EmbedError::UnknownModel { .. } | EmbedError::InvalidInput(_) => ErrorKind::Invalid,
+            EmbedError::Unavailable { .. } | EmbedError::Overloaded { .. } | EmbedError::WorkerGone => {
+                ErrorKind::Unavailable
+            }
+            EmbedError::Runtime(_)
+            | EmbedError::Load { .. }
+            | EmbedError::Inference(_)
+            | EmbedError::Provider { .. } => ErrorKind::Internal,
+        }
+    }
 }
 
 /// Brings the server in line with the settings in effect: the query log, the watcher, and the

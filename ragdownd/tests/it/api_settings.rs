@@ -211,6 +211,20 @@ async fn an_embedder_that_cannot_load_changes_nothing() {
     assert!(recall(&api, "restic").await.contains("backups.md"));
 }
 
+/// A model that exists but that this server cannot get now (not cached, the hub unreachable) is
+/// the server's failure, not the request's: 503, and nothing saved.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_the_server_cannot_download_is_unavailable_not_a_bad_request() {
+    let api = Api::start(&["--hub-endpoint", "http://127.0.0.1:9"]).await;
+    let answer = api
+        .send("PATCH", "/api/settings", Some(json!({"embedder": "bge-small"})))
+        .await;
+    let error = answer.error(503);
+    assert!(error.contains("cannot load the embedder bge-small"), "{error}");
+    assert_eq!(saved(&api), None);
+    assert_eq!(status(&api).await["embedder"], "hash-384");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_new_embedder_rebuilds_the_index_in_place() {
     let cache = cache_dir();
