@@ -11,7 +11,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use crate::embed::SharedEmbedder;
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 use crate::hook::memory::HookState;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
@@ -46,10 +46,10 @@ pub enum SyncFailed {
     Forwarded(#[from] ForwardError),
 }
 
-impl SyncFailed {
+impl Kinded for SyncFailed {
     /// What kind of failure this is: the server's, whatever failed; the caller asked for nothing
     /// it could get wrong.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> ErrorKind {
         match self {
             Self::Here(_) | Self::Forwarded(_) => ErrorKind::Internal,
         }

@@ -6,6 +6,14 @@
 //! in one exhaustive `match`: the HTTP API in `http::error` (a status, and the code `changed` for
 //! [`ErrorKind::Changed`]), MCP in `mcp` (an `isError` tool result carrying the message).
 
+/// A domain error that says what kind of failure it is; its `Display` is the message a client
+/// sees. Each transport converts any such error with one generic `From`, so a new error type
+/// needs only this impl to be answered right everywhere.
+pub trait Kinded: std::error::Error {
+    /// What kind of failure this is.
+    fn kind(&self) -> ErrorKind;
+}
+
 /// What kind of failure an error is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorKind {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::documents::paths::is_skipped;
 use crate::documents::write::atomic_write;
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 use crate::markdown::is_markdown;
 use crate::settings::file::{self, FileError};
 
@@ -58,9 +58,9 @@ pub enum FolderError {
     Io(String, #[source] std::io::Error),
 }
 
-impl FolderError {
+impl Kinded for FolderError {
     /// What kind of failure this is.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> ErrorKind {
         match self {
             Self::BadName(_) => ErrorKind::Invalid,
             Self::Missing(_) => ErrorKind::NotFound,

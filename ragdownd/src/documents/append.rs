@@ -52,6 +52,7 @@ mod tests {
     use super::*;
     use crate::documents::golden;
     use crate::error::ErrorKind as Kind;
+    use crate::error::Kinded;
 
     const BACKUPS: &str = include_str!("../../tests/data/ops-backups.md");
 

@@ -17,7 +17,7 @@ pub mod replacements;
 pub mod temp;
 pub mod write;
 
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 pub use append::append_text;
 pub use hash::{content_hash, is_version, short_hash};
 pub use paths::Root;
@@ -58,9 +58,9 @@ pub enum DocError {
     },
 }
 
-impl DocError {
+impl Kinded for DocError {
     /// What kind of failure this is.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> ErrorKind {
         match self {
             Self::BadRequest(_) => ErrorKind::Invalid,
             Self::NotFound(_) => ErrorKind::NotFound,
@@ -69,7 +69,9 @@ impl DocError {
             Self::Io { .. } => ErrorKind::Internal,
         }
     }
+}
 
+impl DocError {
     /// A clash with what is on disk now.
     pub(crate) fn conflict(message: impl Into<String>) -> Self {
         Self::Conflict(message.into())

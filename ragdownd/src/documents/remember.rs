@@ -227,6 +227,7 @@ mod tests {
     use super::*;
     use crate::documents::golden;
     use crate::error::ErrorKind as Kind;
+    use crate::error::Kinded;
 
     #[test]
     fn slugs_are_lowercase_words_joined_by_dashes() {

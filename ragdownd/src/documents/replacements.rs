@@ -142,6 +142,7 @@ mod tests {
     use super::*;
     use crate::documents::golden;
     use crate::error::ErrorKind as Kind;
+    use crate::error::Kinded;
 
     const TEXT: &str = "# Backups\n\nNightly snapshots.\n\n## Restore\n\nRun pg_restore twice.\n";
 

@@ -314,6 +314,7 @@ mod tests {
 
     use super::*;
     use crate::error::ErrorKind as Kind;
+    use crate::error::Kinded;
 
     fn temp_files(dir: &Path) -> Vec<String> {
         fs::read_dir(dir)

@@ -12,11 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use crate::documents::DocError;
-use crate::engine::SyncFailed;
-use crate::error::ErrorKind;
-use crate::folders::FolderError;
-use crate::settings::{FileError, PatchError};
+use crate::error::{ErrorKind, Kinded};
 use crate::tools::ToolError;
 
 /// The largest JSON body a route accepts: 1 MiB.
@@ -114,39 +110,10 @@ impl From<ToolError> for ApiError {
     }
 }
 
-impl From<DocError> for ApiError {
-    fn from(err: DocError) -> Self {
+/// Any domain error is answered by its kind, with its message.
+impl<E: Kinded> From<E> for ApiError {
+    fn from(err: E) -> Self {
         Self::of_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<FolderError> for ApiError {
-    fn from(err: FolderError) -> Self {
-        Self::of_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<FileError> for ApiError {
-    fn from(err: FileError) -> Self {
-        Self::of_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<PatchError> for ApiError {
-    fn from(err: PatchError) -> Self {
-        Self::of_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<SyncFailed> for ApiError {
-    fn from(err: SyncFailed) -> Self {
-        Self::of_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<crate::index::store::StoreError> for ApiError {
-    fn from(err: crate::index::store::StoreError) -> Self {
-        Self::of_kind(ErrorKind::Internal, err.to_string())
     }
 }
 

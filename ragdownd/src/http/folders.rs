@@ -19,6 +19,7 @@ use super::schema::{
     LooseName, NewFolder, Sync,
 };
 use super::{AppState, encode_segment};
+use crate::error::Kinded;
 use crate::folders::{self, Folder};
 use crate::index::rows::FileState;
 use crate::settings::Patch;

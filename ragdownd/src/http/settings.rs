@@ -22,7 +22,7 @@ use super::error::{ApiError, ApiResult, JsonBody};
 use super::schema::{ErrorBody, SettingsAnswer, SettingsPatch};
 use crate::embed::select;
 use crate::embed::{EmbedError, SharedEmbedder};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 use crate::launch::{embedder_choice, open_engine_with};
 use crate::settings::{Patch, Values};
 
@@ -63,11 +63,7 @@ pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         };
         // Nothing is saved when the model cannot load: 400 for a name that is no model, 503 or
         // 500 when this server cannot get or run a model that exists (`LoadError::kind`).
-        Some(
-            load(&state, &values)
-                .await
-                .map_err(|err| ApiError::of_kind(err.kind(), err.to_string()))?,
-        )
+        Some(load(&state, &values).await.map_err(ApiError::from)?)
     } else {
         None
     };
@@ -111,7 +107,7 @@ struct LoadError {
     source: EmbedError,
 }
 
-impl LoadError {
+impl Kinded for LoadError {
     /// Whose failure it is: the change's, when it names no model; the server's otherwise (a
     /// model it cannot download now may come later; one it cannot run will not).
     fn kind(&self) -> ErrorKind {

@@ -52,6 +52,13 @@ pub enum StoreError {
     Task(#[from] tokio::task::JoinError),
 }
 
+/// The index failing is always the server's failure.
+impl crate::error::Kinded for StoreError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Internal
+    }
+}
+
 /// Rows that are not in the shape this version writes and reads.
 #[derive(Debug, thiserror::Error)]
 pub enum ShapeError {

@@ -77,6 +77,13 @@ pub enum SearchError {
     Embed(#[from] EmbedError),
 }
 
+/// A search that failed is the server's failure: the query was checked before it ran.
+impl crate::error::Kinded for SearchError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Internal
+    }
+}
+
 static HAS_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[\p{L}\p{N}]").expect("valid regex"));
 
 /// How the two pools are merged.

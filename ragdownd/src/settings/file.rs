@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::documents::{atomic_write, with_path_lock};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 
 /// Why a settings file could not be read or changed.
 #[derive(Debug, thiserror::Error)]
@@ -34,9 +34,9 @@ pub enum FileError {
     },
 }
 
-impl FileError {
+impl Kinded for FileError {
     /// What kind of failure this is.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> ErrorKind {
         match self {
             Self::Refused(_) => ErrorKind::Invalid,
             Self::Broken { .. } => ErrorKind::Conflict,

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::hook::{HookOverrides, MAX_TOP_K};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 
 /// The settings file's name, in the docs dir.
 pub const SAVED_SETTINGS_FILE: &str = ".ragdown-server.json";
@@ -106,9 +106,9 @@ pub enum PatchError {
     Wrong { key: String, want: String, value: Value },
 }
 
-impl PatchError {
+impl Kinded for PatchError {
     /// What kind of failure this is: every refusal is of the body the caller sent.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> ErrorKind {
         match self {
             Self::NotAnObject
             | Self::HookNotAnObject

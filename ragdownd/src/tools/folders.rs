@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::{ToolError, ToolResult};
 use crate::engine::Engine;
 use crate::error::ErrorKind;
+use crate::error::Kinded;
 use crate::folders::{self, FolderError};
 
 /// What `created_by` says in the `.ragdown.json` of a folder an agent made.

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::engine::Scope;
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Kinded};
 use crate::index::sync::{iso_from_ms, utc_day};
 use crate::markdown::chunker::breadcrumb;
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
@@ -41,32 +41,9 @@ pub struct ToolError {
     kind: ErrorKind,
 }
 
-impl From<crate::index::store::StoreError> for ToolError {
-    fn from(err: crate::index::store::StoreError) -> Self {
-        Self::with_kind(ErrorKind::Internal, err.to_string())
-    }
-}
-
-impl From<search::SearchError> for ToolError {
-    fn from(err: search::SearchError) -> Self {
-        Self::with_kind(ErrorKind::Internal, err.to_string())
-    }
-}
-
-impl From<crate::engine::SyncFailed> for ToolError {
-    fn from(err: crate::engine::SyncFailed) -> Self {
-        Self::with_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<crate::documents::DocError> for ToolError {
-    fn from(err: crate::documents::DocError) -> Self {
-        Self::with_kind(err.kind(), err.to_string())
-    }
-}
-
-impl From<crate::folders::FolderError> for ToolError {
-    fn from(err: crate::folders::FolderError) -> Self {
+/// Any domain error becomes a tool failure of its own kind, with its message.
+impl<E: Kinded> From<E> for ToolError {
+    fn from(err: E) -> Self {
         Self::with_kind(err.kind(), err.to_string())
     }
 }

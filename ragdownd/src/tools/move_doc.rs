@@ -280,6 +280,7 @@ fn list_files(root: &Path) -> Vec<Listed> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind as Kind;
+    use crate::error::Kinded;
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
