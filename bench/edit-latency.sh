@@ -24,13 +24,7 @@ RAGDOWND=${BENCH:-$BIN/ragdownd}
 LABEL=${LABEL:-$(git -C "$ROOT" rev-parse --short HEAD)}
 DAY=$(date -u +%Y-%m-%d)
 OUT="$ROOT/bench/results/$DAY-edit-latency.jsonl"
-WORK=$(mktemp -d)
-SERVER=
-cleanup() {
-    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 runbook_corpus
 
 # run WRITERS READERS

@@ -25,13 +25,7 @@ TOKEN=load-bench-token
 BIN="$CARGO_TARGET_DIR/release"
 DAY=$(date -u +%Y-%m-%d)
 OUT="$ROOT/bench/results/$DAY-load.jsonl"
-WORK=$(mktemp -d)
-SERVER=
-cleanup() {
-    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 runbook_corpus
 
 # load NAME EMBEDDER SECONDS

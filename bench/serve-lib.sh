@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
 # Shared by the benchmarks that load one `ragdownd serve` over HTTP (load.sh, edit-latency.sh):
 # the runbook corpus and its questions, a vault of ten copies of it in one MCP folder, and
-# waiting for a server's first index. Sourced after scripts/lib.sh, with BIN and WORK set.
+# waiting for a server's first index. Sourced after scripts/lib.sh; call work_dir first, and set
+# BIN before runbook_corpus.
+
+# work_dir : a fresh $WORK, removed at exit together with the server whose PID is in $SERVER
+# (empty while none runs).
+work_dir() {
+    WORK=$(mktemp -d)
+    SERVER=
+    trap 'stop_and_clean' EXIT
+}
+
+stop_and_clean() {
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
+    rm -rf "$WORK"
+}
 
 # runbook_corpus : $WORK/corpus (300 documents) and $WORK/queries.txt (its questions, one a line).
 runbook_corpus() {
