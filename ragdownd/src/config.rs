@@ -55,7 +55,8 @@ pub struct Options {
     /// Model cache, shared by every folder [default: ~/.cache/ragdown/models].
     #[arg(long, env = "RAGDOWN_MODELS", global = true)]
     pub models: Option<PathBuf>,
-    /// granite-small (default), bge-small, embeddinggemma, minilm, or hash (tests only).
+    /// granite-small (default), bge-small, embeddinggemma, minilm, minilm-fp32,
+    /// multilingual-e5-small (Chinese, Japanese, Korean and other languages), or hash (tests only).
     #[arg(long, env = "RAGDOWN_EMBEDDER", global = true)]
     pub embedder: Option<String>,
     /// ONNX Runtime threads for the local model [default: every core].
