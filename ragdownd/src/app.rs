@@ -13,7 +13,9 @@ use rmcp::ServiceExt;
 use crate::config::Config;
 use crate::engine::Scope;
 use crate::http::{self, AppState};
+use crate::embed::Embedder;
 use crate::index::scan::Layout;
+use crate::language::{self, Mix, Notice};
 use crate::launch::open_engine;
 use crate::mcp::{RagdownServer, ToolFilter};
 use crate::settings::Settings;
@@ -47,6 +49,13 @@ pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
     let engine = open_engine(&config, &settings.current())
         .await
         .map_err(|err| anyhow::Error::msg(err.to_string()))?;
+    let docs_dir = config.docs_dir.clone();
+    let embedder = engine.embedder.clone();
+    tokio::spawn(async move {
+        if let Ok(mixes) = tokio::task::spawn_blocking(move || language::survey(&docs_dir, Layout::Single)).await {
+            warn_language(&mixes, embedder.as_ref());
+        }
+    });
     let server = RagdownServer::new(Scope::root(engine), settings, filter);
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
@@ -67,7 +76,15 @@ pub async fn run_serve(
         let values = loader_state.tools.current();
         match open_engine(&loader_state.config, &values).await {
             Ok(engine) => {
-                loader_state.set_engine(engine);
+                loader_state.set_engine(engine.clone());
+                let surveys = loader_state.languages.clone();
+                let docs_dir = loader_state.config.docs_dir.clone();
+                tokio::spawn(async move {
+                    let mixes = tokio::task::spawn_blocking(move || language::survey(&docs_dir, Layout::Folders)).await;
+                    if let Ok(mixes) = mixes {
+                        warn_language(&surveys.record(mixes), engine.embedder.as_ref());
+                    }
+                });
                 http::settings::follow_hand_edits(loader_state, values);
             }
             Err(err) => {
@@ -83,4 +100,12 @@ pub async fn run_serve(
     let keep_alive_ms = config.keep_alive_ms;
     http::serve(listener, http::router(state), keep_alive_ms, shutdown).await?;
     Ok(())
+}
+
+/// Says in the log, once at start, when a folder is notably Chinese, Japanese or Korean and the
+/// embedder reads English only (`/api/status` and the web UI say it too, from the same survey).
+fn warn_language(mixes: &std::collections::BTreeMap<String, Mix>, embedder: &dyn Embedder) {
+    if let Some(notice) = Notice::of(mixes, embedder.index_name(), embedder.multilingual()) {
+        tracing::warn!("{}", notice.message());
+    }
 }

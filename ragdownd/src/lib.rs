@@ -9,6 +9,7 @@
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
 //! - [`search`]: hybrid retrieval (dense + BM25; rank or score fusion, alias boost, per-document
 //!   cap, link following) and filters.
+//! - [`language`]: which scripts the notes are written in, for the English-only-model notice.
 //! - [`engine`]: one index with its embedder, indexer and watcher, and scopes onto it.
 //! - [`hook`]: which chunks `ragdown_context` injects (gates, names, aliases, session memory).
 //! - [`querylog`]: the query log and its summary.
@@ -31,6 +32,7 @@ pub mod folders;
 pub mod hook;
 pub mod http;
 pub mod index;
+pub mod language;
 pub mod launch;
 pub mod markdown;
 pub mod mcp;

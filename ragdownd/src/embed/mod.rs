@@ -28,6 +28,11 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn min_score(&self) -> f32;
     /// The strongest score an unrelated prompt reached, when measured.
     fn unrelated_score(&self) -> Option<f32>;
+    /// Whether the model reads languages beyond English (`multilingual-e5-small` does, `minilm`
+    /// does not); `None` when that is not known (the hash embedder, an OpenAI-compatible one).
+    fn multilingual(&self) -> Option<bool> {
+        None
+    }
     /// The hook's ratio gate for this embedder (its measured MIN_RATIO, or 0.95 unmeasured).
     fn min_ratio(&self) -> f32 {
         embedd::registry::DEFAULT_MIN_RATIO
@@ -73,6 +78,10 @@ impl Embedder for LocalEmbedder {
 
     fn unrelated_score(&self) -> Option<f32> {
         self.spec().unrelated_score
+    }
+
+    fn multilingual(&self) -> Option<bool> {
+        Some(self.spec().multilingual)
     }
 
     fn min_ratio(&self) -> f32 {

@@ -518,6 +518,10 @@ impl Embedder for RemoteEmbedder {
         self.inner.spec.and_then(|spec| spec.unrelated_score)
     }
 
+    fn multilingual(&self) -> Option<bool> {
+        self.inner.spec.map(|spec| spec.multilingual)
+    }
+
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
         Box::pin(async move {
             let live = self.inner.workers.iter().filter(|w| w.health() == Health::Up).count();

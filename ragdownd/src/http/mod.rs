@@ -67,6 +67,8 @@ pub struct AppState {
     applied: Mutex<Option<Values>>,
     /// Where the web UI's files come from.
     pub web: web::Source,
+    /// The last survey of which scripts the notes are written in.
+    pub languages: Arc<crate::language::Surveys>,
 }
 
 impl AppState {
@@ -81,6 +83,7 @@ impl AppState {
             changing: tokio::sync::Mutex::new(()),
             applied: Mutex::new(None),
             web,
+            languages: Arc::default(),
         }
     }
 

@@ -422,6 +422,28 @@ pub struct SettingsAnswer {
     pub settings: SettingsView,
 }
 
+/// Folders with a real share of Chinese, Japanese or Korean, read by an English-only model; the
+/// web UI shows it with the setting that fixes it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LanguageNotice {
+    /// Each such folder, with the CJK share of its letters (0 to 1).
+    pub folders: Vec<FolderLanguage>,
+    /// The embedder in use, e.g. `all-MiniLM-L6-v2-q8`.
+    pub embedder: String,
+    /// The one setting that fixes it: `RAGDOWN_EMBEDDER=multilingual-e5-small`.
+    pub setting: String,
+    /// The notice as one sentence (the same the log says at start).
+    pub message: String,
+}
+
+/// One folder of a [`LanguageNotice`].
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FolderLanguage {
+    pub folder: String,
+    /// The share of the folder's letters that are Chinese, Japanese or Korean, two decimals.
+    pub cjk_share: f64,
+}
+
 /// The first index's (or the running sync's) progress.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProgressView {
@@ -475,5 +497,9 @@ pub struct Status {
     pub progress: Option<ProgressView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSyncView>,
+    /// Present when a folder is notably Chinese, Japanese or Korean and the embedder reads English
+    /// only (a survey of the notes at start, redone every five minutes when asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_notice: Option<LanguageNotice>,
     pub settings: SettingsView,
 }

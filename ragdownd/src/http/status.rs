@@ -13,8 +13,11 @@ use serde_json::json;
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::schema::{
-    EmbedderFloors, FolderHook, HookView, LastSyncView, ProgressView, SavedView, SettingsView, Status, ValuesView,
+    EmbedderFloors, FolderHook, FolderLanguage, HookView, LanguageNotice, LastSyncView, ProgressView, SavedView,
+    SettingsView, Status, ValuesView,
 };
+use crate::index::scan::Layout;
+use crate::language::{self, Notice};
 use crate::settings::{SavedSettings, Values};
 
 /// Every known embedder's hook floor and the best score unrelated prompts reached with it, so
@@ -145,6 +148,7 @@ pub async fn status(State(state): State<Arc<AppState>>) -> ApiResult {
         syncing: None,
         progress: None,
         last_sync: None,
+        language_notice: None,
         settings: settings_view(&state),
     };
     let Some(engine) = state.engine() else {
@@ -172,7 +176,31 @@ pub async fn status(State(state): State<Arc<AppState>>) -> ApiResult {
         sync: last.report.into(),
         at: last.at,
     });
+    out.language_notice = language_notice(&state, &engine);
     Ok(Json(out).into_response())
+}
+
+/// The notice for the last survey of the notes, when the embedder reads English only.
+fn language_notice(state: &AppState, engine: &crate::engine::Engine) -> Option<LanguageNotice> {
+    let multilingual = engine.embedder.multilingual();
+    if multilingual != Some(false) {
+        return None;
+    }
+    let mixes = state.languages.get(&state.config.docs_dir, Layout::Folders)?;
+    let notice = Notice::of(&mixes, engine.embedder.index_name(), multilingual)?;
+    Some(LanguageNotice {
+        folders: notice
+            .folders
+            .iter()
+            .map(|(folder, share)| FolderLanguage {
+                folder: folder.clone(),
+                cjk_share: (share * 100.0).round() / 100.0,
+            })
+            .collect(),
+        embedder: notice.embedder.clone(),
+        setting: language::FIX.into(),
+        message: notice.message(),
+    })
 }
 
 /// `GET /api/query-log`: the query log summed up for Settings → Usage.

@@ -22,7 +22,7 @@ async fn status(api: &ApiClient) -> Value {
 }
 
 /// Polls the status until `done` holds.
-async fn status_until(api: &ApiClient, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn status_until(api: &ApiClient, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let now = status(api).await;

@@ -14,6 +14,7 @@ mod health;
 mod hostile;
 mod http;
 mod index;
+mod language;
 mod load;
 mod minilm;
 mod move_tool;

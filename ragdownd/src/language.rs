@@ -1,0 +1,275 @@
+//! Which writing systems a docs dir's notes are written in, so that a server whose embedding model
+//! reads English only can say so when a real share of a folder is Chinese, Japanese or Korean, and
+//! name the one setting that fixes it (`RAGDOWN_EMBEDDER=multilingual-e5-small`).
+//!
+//! The survey reads the notes themselves, not the index: an index built before the check existed,
+//! or opened by a process that did not index it, is surveyed the same way. It is bounded (at most
+//! [`FILES_PER_FOLDER`] files of a folder, the first [`BYTES_PER_FILE`] bytes of each), so a large
+//! vault costs a few megabytes of reading, once at start and again when asked after
+//! [`STALE_AFTER`].
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::documents::paths::is_skipped;
+use crate::index::scan::Layout;
+use crate::markdown::is_markdown;
+
+/// Files read per folder, at most.
+pub const FILES_PER_FOLDER: usize = 400;
+/// Bytes read per file, at most.
+pub const BYTES_PER_FILE: u64 = 32 * 1024;
+/// A survey older than this is redone when next asked for.
+pub const STALE_AFTER: Duration = Duration::from_secs(300);
+/// The share of a folder's letters that must be CJK for the notice: a tenth of the letters is
+/// about a third of the words (a CJK character carries about what an English word of five letters
+/// does).
+pub const NOTICE_SHARE: f64 = 0.10;
+/// And at least this many CJK characters, so that one quoted name in an English vault says nothing.
+pub const NOTICE_MIN_CHARS: u64 = 200;
+/// The embedder that reads Chinese, Japanese and Korean, as the setting that chooses it.
+pub const FIX: &str = "RAGDOWN_EMBEDDER=multilingual-e5-small";
+
+/// Whether `c` is a Han ideograph, kana or Hangul: a character of a script written without spaces
+/// between words (Korean spaces its words, but glues particles to them).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005 | 0x3007                 // 々 〇
+        | 0x3040..=0x309F               // Hiragana
+        | 0x30A0..=0x30FF               // Katakana, with the prolonged sound mark ー
+        | 0x31F0..=0x31FF               // Katakana phonetic extensions
+        | 0xFF66..=0xFF9F               // half-width Katakana
+        | 0x3400..=0x4DBF               // Han, extension A
+        | 0x4E00..=0x9FFF               // Han, unified
+        | 0xF900..=0xFAFF               // Han, compatibility
+        | 0x20000..=0x3134F             // Han, extensions B to G
+        | 0x1100..=0x11FF               // Hangul Jamo
+        | 0x3130..=0x318F               // Hangul compatibility Jamo
+        | 0xA960..=0xA97F | 0xD7B0..=0xD7FF // Hangul Jamo extensions
+        | 0xAC00..=0xD7AF               // Hangul syllables
+        | 0xFFA0..=0xFFDC               // half-width Hangul
+    )
+}
+
+/// How many of a text's letters are CJK.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mix {
+    /// CJK characters ([`is_cjk`]).
+    pub cjk: u64,
+    /// Letters of any script, CJK included (digits, punctuation and spaces are not).
+    pub letters: u64,
+}
+
+impl Mix {
+    /// The mix of `text`.
+    pub fn of(text: &str) -> Self {
+        let mut mix = Mix::default();
+        for c in text.chars().filter(|c| c.is_alphabetic()) {
+            mix.letters += 1;
+            mix.cjk += u64::from(is_cjk(c));
+        }
+        mix
+    }
+
+    fn add(&mut self, other: Mix) {
+        self.cjk += other.cjk;
+        self.letters += other.letters;
+    }
+
+    /// The CJK share of the letters, 0 to 1 (0 with no letters).
+    pub fn share(&self) -> f64 {
+        if self.letters == 0 { 0.0 } else { self.cjk as f64 / self.letters as f64 }
+    }
+
+    /// Whether this much CJK is worth a multilingual model.
+    pub fn is_notable(&self) -> bool {
+        self.cjk >= NOTICE_MIN_CHARS && self.share() >= NOTICE_SHARE
+    }
+}
+
+/// The mix of each folder of `docs_dir` (one folder, named `""`, for [`Layout::Single`]), from at
+/// most [`FILES_PER_FOLDER`] Markdown files of each (the first ones by path). Unreadable files and
+/// dot-directories are passed over, as the index passes them over.
+pub fn survey(docs_dir: &Path, layout: Layout) -> BTreeMap<String, Mix> {
+    let mut out: BTreeMap<String, Mix> = BTreeMap::new();
+    let mut files: BTreeMap<String, usize> = BTreeMap::new();
+    let walker = walkdir::WalkDir::new(docs_dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_skipped(&e.file_name().to_string_lossy()));
+    for entry in walker.filter_map(Result::ok) {
+        if !entry.file_type().is_file() || !is_markdown(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(docs_dir) else { continue };
+        let folder = match layout {
+            Layout::Single => String::new(),
+            // Loose files directly in the docs dir are not indexed, so not surveyed.
+            Layout::Folders if rel.components().count() < 2 => continue,
+            Layout::Folders => rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default(),
+        };
+        let seen = files.entry(folder.clone()).or_default();
+        if *seen >= FILES_PER_FOLDER {
+            continue;
+        }
+        *seen += 1;
+        let mut head = Vec::new();
+        let read = std::fs::File::open(entry.path()).and_then(|f| f.take(BYTES_PER_FILE).read_to_end(&mut head));
+        if read.is_ok() {
+            out.entry(folder).or_default().add(Mix::of(&String::from_utf8_lossy(&head)));
+        }
+    }
+    out
+}
+
+/// What to tell the owner: the folders with a notable CJK share, read by an English-only model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    /// Each such folder with its CJK share of letters (`""` for a stdio server's one folder).
+    pub folders: Vec<(String, f64)>,
+    /// The embedder in use (its index name).
+    pub embedder: String,
+}
+
+impl Notice {
+    /// The notice for `mixes` read by `embedder`, when it reads English only (`multilingual` is
+    /// `Some(false)`) and some folder is notably CJK. An embedder whose languages are not known
+    /// (the hash embedder, an OpenAI-compatible one) gets none.
+    pub fn of(mixes: &BTreeMap<String, Mix>, embedder: &str, multilingual: Option<bool>) -> Option<Self> {
+        if multilingual != Some(false) {
+            return None;
+        }
+        let folders: Vec<(String, f64)> = mixes
+            .iter()
+            .filter(|(_, mix)| mix.is_notable())
+            .map(|(name, mix)| (name.clone(), mix.share()))
+            .collect();
+        (!folders.is_empty()).then(|| Notice {
+            folders,
+            embedder: embedder.to_string(),
+        })
+    }
+
+    /// One line for the log.
+    pub fn message(&self) -> String {
+        let folders: Vec<String> = self
+            .folders
+            .iter()
+            .map(|(name, share)| {
+                let name = if name.is_empty() { "the folder".to_string() } else { format!("folder {name}") };
+                format!("{name} ({:.0}% of its letters)", share * 100.0)
+            })
+            .collect();
+        format!(
+            "Chinese, Japanese or Korean notes in {}, but the embedder {} reads English only: their meaning \
+             is searched poorly (keywords still work). Set {FIX} (or Settings → Server → Embedder) to search them well.",
+            folders.join(", "),
+            self.embedder
+        )
+    }
+}
+
+/// The last survey of a docs dir, redone in the background when older than [`STALE_AFTER`].
+#[derive(Debug, Default)]
+pub struct Surveys {
+    last: Mutex<Option<(Instant, Arc<BTreeMap<String, Mix>>)>>,
+    running: AtomicBool,
+}
+
+impl Surveys {
+    /// The last survey (`None` before the first one ends); starts a new one on a blocking thread
+    /// when there is none or it is stale, and none is running.
+    pub fn get(self: &Arc<Self>, docs_dir: &Path, layout: Layout) -> Option<Arc<BTreeMap<String, Mix>>> {
+        let last = self.last.lock().clone();
+        let fresh = last.as_ref().is_some_and(|(at, _)| at.elapsed() < STALE_AFTER);
+        if !fresh && !self.running.swap(true, Ordering::AcqRel) {
+            let this = self.clone();
+            let docs_dir = docs_dir.to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                this.record(survey(&docs_dir, layout));
+                this.running.store(false, Ordering::Release);
+            });
+        }
+        last.map(|(_, mixes)| mixes)
+    }
+
+    /// Keeps `mixes` as the latest survey and returns it.
+    pub fn record(&self, mixes: BTreeMap<String, Mix>) -> Arc<BTreeMap<String, Mix>> {
+        let mixes = Arc::new(mixes);
+        *self.last.lock() = Some((Instant::now(), mixes.clone()));
+        mixes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cjk_letters_are_counted_apart_from_other_letters() {
+        assert_eq!(Mix::of("数据库备份"), Mix { cjk: 5, letters: 5 });
+        assert_eq!(Mix::of("バックアップ復元"), Mix { cjk: 8, letters: 8 });
+        assert_eq!(Mix::of("백업 절차"), Mix { cjk: 4, letters: 4 });
+        assert_eq!(Mix::of("ﾊﾞｯｸｱｯﾌﾟ"), Mix { cjk: 7, letters: 7 }, "half-width katakana");
+        // Digits, punctuation and spaces are not letters; Latin, Greek and Cyrillic are not CJK.
+        assert_eq!(Mix::of("pg_restore 2024, αβ, привет。！"), Mix { cjk: 0, letters: 17 });
+        assert_eq!(Mix::of("").share(), 0.0);
+    }
+
+    #[test]
+    fn a_notable_share_needs_both_the_share_and_enough_characters() {
+        let english = "word ".repeat(1000);
+        let one_name = format!("{english} 数据库");
+        assert!(!Mix::of(&one_name).is_notable(), "one quoted name in an English vault");
+        let a_fifth = format!("{} {}", "word ".repeat(200), "备份".repeat(150));
+        assert!(Mix::of(&a_fifth).is_notable(), "{:?}", Mix::of(&a_fifth));
+        assert!(!Mix::of("备份").is_notable(), "too few characters to judge");
+    }
+
+    #[test]
+    fn the_survey_counts_each_folder_and_passes_over_loose_and_hidden_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("zh/a.md", &"数据库备份".repeat(100));
+        write("zh/sub/b.md", "恢复");
+        write("zh/.hidden/c.md", &"隐藏".repeat(500));
+        write("zh/notes.txt", &"文本".repeat(500));
+        write("en/a.md", "restore the backup");
+        write("loose.md", &"散".repeat(500));
+        let mixes = survey(dir.path(), Layout::Folders);
+        assert_eq!(mixes.keys().collect::<Vec<_>>(), ["en", "zh"]);
+        assert_eq!(mixes["zh"], Mix { cjk: 502, letters: 502 });
+        assert_eq!(mixes["en"], Mix { cjk: 0, letters: 16 });
+        let single = survey(&dir.path().join("zh"), Layout::Single);
+        assert_eq!(single[""], Mix { cjk: 502, letters: 502 });
+    }
+
+    #[test]
+    fn the_notice_is_for_english_only_models_and_names_the_fix() {
+        let mixes: BTreeMap<String, Mix> = [
+            ("notes".to_string(), Mix { cjk: 900, letters: 1000 }),
+            ("work".to_string(), Mix { cjk: 0, letters: 5000 }),
+        ]
+        .into();
+        let notice = Notice::of(&mixes, "all-MiniLM-L6-v2-q8", Some(false)).unwrap();
+        assert_eq!(notice.folders, [("notes".to_string(), 0.9)]);
+        let message = notice.message();
+        assert!(message.contains("folder notes (90% of its letters)"), "{message}");
+        assert!(message.contains(FIX) && message.contains("all-MiniLM-L6-v2-q8"), "{message}");
+        assert_eq!(Notice::of(&mixes, "multilingual-e5-small", Some(true)), None);
+        assert_eq!(Notice::of(&mixes, "hash-384", None), None, "languages unknown: no advice");
+        let english: BTreeMap<String, Mix> = [("work".to_string(), Mix { cjk: 0, letters: 5000 })].into();
+        assert_eq!(Notice::of(&english, "all-MiniLM-L6-v2-q8", Some(false)), None);
+    }
+}
