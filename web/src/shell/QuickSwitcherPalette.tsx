@@ -6,6 +6,8 @@ import { useNavigate } from "@tanstack/react-router";
 import { Command } from "cmdk";
 import { FileText, Settings } from "lucide-react";
 import { useAllDocs, useFolders } from "../api/hooks";
+import { Highlight } from "../components/Highlight";
+import { fold } from "../lib/fold";
 import { insidePath } from "../lib/paths";
 import { rankDocs, words } from "../lib/rank";
 import { FolderIcon } from "./Sidebar";
@@ -33,7 +35,7 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   const folderList = folders.data?.folders ?? [];
   const titles = new Map(folderList.map((f) => [f.name, f.title]));
   const docHits = rankDocs(docs.data ?? [], query, query.trim() ? MAX_DOCS : 8);
-  const folderHits = folderList.filter((f) => want.every((w) => `${f.title}\n${f.name}`.toLowerCase().includes(w)));
+  const folderHits = folderList.filter((f) => want.every((w) => fold(`${f.title}\n${f.name}`).includes(w)));
   const settingsHit = want.every((w) => "settings".includes(w));
 
   const entries: Entry[] = [
@@ -69,8 +71,10 @@ export default function Palette({ onDone }: { onDone: () => void }) {
               <Command.Item key={d.path} value={`doc:${d.path}`} onSelect={pick} className={itemClass}>
                 <FileText className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
                 <span className="min-w-0 flex-1 truncate">
-                  {d.title}
-                  <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">{insidePath(d.folder, d.path)}</span>
+                  <Highlight text={d.title} words={want} />
+                  <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">
+                    <Highlight text={insidePath(d.folder, d.path)} words={want} />
+                  </span>
                 </span>
                 <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{titles.get(d.folder) ?? d.folder}</span>
               </Command.Item>
@@ -82,7 +86,9 @@ export default function Palette({ onDone }: { onDone: () => void }) {
             {folderHits.map((f) => (
               <Command.Item key={f.name} value={`folder:${f.name}`} onSelect={pick} className={itemClass}>
                 <FolderIcon mcp={f.mcp} className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
-                <span className="min-w-0 flex-1 truncate">{f.title}</span>
+                <span className="min-w-0 flex-1 truncate">
+                  <Highlight text={f.title} words={want} />
+                </span>
                 <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{f.files} files</span>
               </Command.Item>
             ))}

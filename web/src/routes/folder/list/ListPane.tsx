@@ -67,7 +67,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
     );
   else if (all.length === 0) body = <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>;
   else if (shown.length === 0) body = <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>;
-  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
+  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} marked={wanted} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
 
   return (
     <div className="flex h-full min-h-0 flex-col">
