@@ -1,6 +1,8 @@
 //! The quick switcher's palette (cmdk), in its own chunk: loaded the first time Ctrl/Cmd+K is
 //! pressed, so the first page stays small. Every document of every folder (`GET /api/docs` with
-//! no folder), ranked by title, path or alias, then the folders and Settings.
+//! no folder), ranked by title, path or alias, then the folders and Settings. An IME's composition
+//! changes the hits only when it ends; cmdk itself ignores the Enter that confirms one (its
+//! keydown is `isComposing`, or keyCode 229 in Safari), so that Enter opens nothing.
 import { useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Command } from "cmdk";
@@ -8,6 +10,7 @@ import { FileText, Settings } from "lucide-react";
 import { useAllDocs, useFolders } from "../api/hooks";
 import { Highlight } from "../components/Highlight";
 import { fold } from "../lib/fold";
+import { useComposedInput } from "../lib/ime";
 import { insidePath } from "../lib/paths";
 import { rankDocs, words } from "../lib/rank";
 import { FolderIcon } from "./Sidebar";
@@ -29,6 +32,8 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   const folders = useFolders();
   const docs = useAllDocs();
   const [query, setQuery] = useState("");
+  // Typed through an IME, the ranking follows what a composition confirms, not its keystrokes.
+  const box = useComposedInput(query, setQuery);
   const [value, setValue] = useState("");
 
   const want = words(query);
@@ -56,8 +61,10 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   return (
     <Command label="Jump to a document" shouldFilter={false} value={active} onValueChange={setValue} loop className="flex max-h-[min(32rem,70vh)] flex-col">
       <Command.Input
-        value={query}
-        onValueChange={setQuery}
+        value={box.text}
+        onValueChange={box.onText}
+        onCompositionStart={box.onCompositionStart}
+        onCompositionEnd={box.onCompositionEnd}
         placeholder="Jump to a document, a folder or Settings…"
         className="h-12 w-full border-b border-zinc-200 bg-transparent px-4 text-sm placeholder:text-zinc-400 focus:outline-none dark:border-zinc-800"
       />
