@@ -16,7 +16,7 @@ export function Highlight({ text, words }: HighlightProps) {
     for (const [start, end] of matchRanges(text, words)) {
       if (start > at) out.push(text.slice(at, start));
       out.push(
-        <mark key={start} className="rounded-sm bg-accent-100 text-inherit dark:bg-accent-500/30">
+        <mark key={start} className="bg-transparent font-semibold text-accent-700 dark:text-accent-100">
           {text.slice(start, end)}
         </mark>,
       );
