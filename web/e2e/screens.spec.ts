@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { test, expect, type Server } from "./fixtures";
+import { addCjkNotes } from "./cjk";
 
 interface Screen {
   name: string;
@@ -36,6 +37,28 @@ const screens: Screen[] = [
       await page.goto("/f/runbooks?doc=kafka.md&edit=true");
       await expect(page.getByRole("textbox", { name: /Markdown of/ })).toBeVisible();
       await expect(page.locator(".cm-line").first()).toBeVisible();
+    },
+  },
+  {
+    // Chinese, Japanese and Korean notes: a Chinese document open, Filter marking a word inside titles.
+    name: "cjk-filter",
+    open: async (page, server) => {
+      await addCjkNotes(server);
+      await page.goto("/f/notes?doc=cjk/zh.md");
+      await expect(page.getByRole("heading", { level: 1, name: "数据库备份" })).toBeVisible();
+      await page.getByRole("searchbox", { name: "Filter by title, path or tag" }).fill("备份");
+      await expect(page.getByRole("tree").locator("mark").first()).toBeVisible();
+    },
+  },
+  {
+    name: "cjk-switcher",
+    open: async (page, server) => {
+      await addCjkNotes(server);
+      await page.goto("/f/notes?doc=cjk/ja.md");
+      await expect(page.getByRole("heading", { level: 1, name: "障害対応手順" })).toBeVisible();
+      await page.keyboard.press("Control+k");
+      await page.getByRole("dialog", { name: "Jump to a document" }).getByRole("combobox").fill("ﾊﾞｯｸ");
+      await expect(page.getByRole("option").first().locator("mark")).toHaveText("バック");
     },
   },
   {

@@ -1,10 +1,11 @@
 //! The entry point: the query client (a 4xx is never retried, other failures twice; queries
-//! refetch on window focus), the router, and the app's providers.
+//! refetch on window focus), the router, the app's providers, and the reader's CJK fonts.
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { retryable } from "./api/client";
+import { applyCjkFonts } from "./lib/cjkFont";
 import { router } from "./router";
 import "./index.css";
 
@@ -17,6 +18,8 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+applyCjkFonts();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

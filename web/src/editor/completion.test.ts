@@ -90,6 +90,20 @@ describe("matchEntries", () => {
   });
 });
 
+describe("matchEntries in Chinese, Japanese and Korean", () => {
+  const cjk = wikiEntries(
+    [doc("notes/cjk/zh.md", "数据库备份"), doc("notes/cjk/ja.md", "障害対応手順", ["ﾊﾞｯｸｱｯﾌﾟ"]), doc("notes/cjk/api.md", "ＡＰＩ 参考")],
+    "notes",
+  );
+  const names = (q: string) => matchEntries(q, cjk).map((e) => e.name);
+
+  it("finds a word inside a title, and folds width on both sides", () => {
+    expect(names("备份")).toEqual(["zh"]);
+    expect(names("バックアップ")).toEqual(["ja"]);
+    expect(names("api")).toEqual(["api"]);
+  });
+});
+
 describe("wikiCompletions", () => {
   it("offers documents inside [[ with the title as detail", () => {
     const r = completeAt("See [[kaf^");

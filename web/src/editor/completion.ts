@@ -5,6 +5,7 @@
 import { pickedCompletion, type Completion, type CompletionContext, type CompletionResult, type CompletionSource } from "@codemirror/autocomplete";
 import type { EditorView } from "@codemirror/view";
 import type { DocInfo } from "../api/client";
+import { fold } from "../lib/fold";
 import { shortestNames } from "./names";
 
 /** One document as `[[` offers it. */
@@ -55,24 +56,25 @@ export function closing(after: string): "skip" | "keep" | "add" {
 }
 
 /**
- * The entries that match `query`, best first: every word of it must appear, ignoring case, in
+ * The entries that match `query`, best first: every word of it must appear, folded as the
+ * filter folds (`lib/fold.ts`: case, full-width and half-width forms, NFC/NFKC), in
  * the name, the title, the path or an alias. Names and titles that start with the query come
  * first, then aliases that do, then the rest; shorter names break ties. With nothing typed yet,
  * all of them, by name.
  */
 export function matchEntries(query: string, entries: readonly WikiEntry[]): WikiEntry[] {
-  const q = query.trim().toLowerCase();
+  const q = fold(query.trim());
   const words = q.split(/\s+/).filter(Boolean);
   const rank = (e: WikiEntry) => {
-    const name = e.name.toLowerCase();
-    const title = e.title.toLowerCase();
+    const name = fold(e.name);
+    const title = fold(e.title);
     if (name.startsWith(q) || title.startsWith(q)) return 0;
-    if (e.aliases.some((a) => a.toLowerCase().startsWith(q))) return 1;
+    if (e.aliases.some((a) => fold(a).startsWith(q))) return 1;
     return 2;
   };
   return entries
     .filter((e) => {
-      const haystack = [e.name, e.title, e.path, ...e.aliases].join("\n").toLowerCase();
+      const haystack = fold([e.name, e.title, e.path, ...e.aliases].join("\n"));
       return words.every((w) => haystack.includes(w));
     })
     .map((e) => ({ e, r: rank(e) }))

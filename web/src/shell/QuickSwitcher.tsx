@@ -3,6 +3,7 @@
 //! one picked. The palette itself (cmdk) is a lazy chunk: `QuickSwitcherPalette.tsx`.
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Dialog, VisuallyHidden } from "radix-ui";
+import { isImeKey } from "../lib/ime";
 
 const Palette = lazy(() => import("./QuickSwitcherPalette"));
 const OPEN_EVENT = "ragdown:quick-switcher";
@@ -23,6 +24,7 @@ export function QuickSwitcher() {
   const [open, setOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      if (isImeKey(e)) return;
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
         e.preventDefault();
         setOpen((o) => !o);

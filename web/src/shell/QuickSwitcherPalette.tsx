@@ -1,11 +1,16 @@
 //! The quick switcher's palette (cmdk), in its own chunk: loaded the first time Ctrl/Cmd+K is
 //! pressed, so the first page stays small. Every document of every folder (`GET /api/docs` with
-//! no folder), ranked by title, path or alias, then the folders and Settings.
+//! no folder), ranked by title, path or alias, then the folders and Settings. An IME's composition
+//! changes the hits only when it ends; cmdk itself ignores the Enter that confirms one (its
+//! keydown is `isComposing`, or keyCode 229 in Safari), so that Enter opens nothing.
 import { useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Command } from "cmdk";
 import { FileText, Settings } from "lucide-react";
 import { useAllDocs, useFolders } from "../api/hooks";
+import { Highlight } from "../components/Highlight";
+import { fold } from "../lib/fold";
+import { useComposedInput } from "../lib/ime";
 import { insidePath } from "../lib/paths";
 import { rankDocs, words } from "../lib/rank";
 import { FolderIcon } from "./Sidebar";
@@ -27,13 +32,15 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   const folders = useFolders();
   const docs = useAllDocs();
   const [query, setQuery] = useState("");
+  // Typed through an IME, the ranking follows what a composition confirms, not its keystrokes.
+  const box = useComposedInput(query, setQuery);
   const [value, setValue] = useState("");
 
   const want = words(query);
   const folderList = folders.data?.folders ?? [];
   const titles = new Map(folderList.map((f) => [f.name, f.title]));
   const docHits = rankDocs(docs.data ?? [], query, query.trim() ? MAX_DOCS : 8);
-  const folderHits = folderList.filter((f) => want.every((w) => `${f.title}\n${f.name}`.toLowerCase().includes(w)));
+  const folderHits = folderList.filter((f) => want.every((w) => fold(`${f.title}\n${f.name}`).includes(w)));
   const settingsHit = want.every((w) => "settings".includes(w));
 
   const entries: Entry[] = [
@@ -54,8 +61,10 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   return (
     <Command label="Jump to a document" shouldFilter={false} value={active} onValueChange={setValue} loop className="flex max-h-[min(32rem,70vh)] flex-col">
       <Command.Input
-        value={query}
-        onValueChange={setQuery}
+        value={box.text}
+        onValueChange={box.onText}
+        onCompositionStart={box.onCompositionStart}
+        onCompositionEnd={box.onCompositionEnd}
         placeholder="Jump to a document, a folder or Settings…"
         className="h-12 w-full border-b border-zinc-200 bg-transparent px-4 text-sm placeholder:text-zinc-400 focus:outline-none dark:border-zinc-800"
       />
@@ -69,8 +78,10 @@ export default function Palette({ onDone }: { onDone: () => void }) {
               <Command.Item key={d.path} value={`doc:${d.path}`} onSelect={pick} className={itemClass}>
                 <FileText className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
                 <span className="min-w-0 flex-1 truncate">
-                  {d.title}
-                  <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">{insidePath(d.folder, d.path)}</span>
+                  <Highlight text={d.title} words={want} />
+                  <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">
+                    <Highlight text={insidePath(d.folder, d.path)} words={want} />
+                  </span>
                 </span>
                 <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{titles.get(d.folder) ?? d.folder}</span>
               </Command.Item>
@@ -82,7 +93,9 @@ export default function Palette({ onDone }: { onDone: () => void }) {
             {folderHits.map((f) => (
               <Command.Item key={f.name} value={`folder:${f.name}`} onSelect={pick} className={itemClass}>
                 <FolderIcon mcp={f.mcp} className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
-                <span className="min-w-0 flex-1 truncate">{f.title}</span>
+                <span className="min-w-0 flex-1 truncate">
+                  <Highlight text={f.title} words={want} />
+                </span>
                 <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{f.files} files</span>
               </Command.Item>
             ))}

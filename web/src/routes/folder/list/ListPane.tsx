@@ -4,7 +4,7 @@
 import { useMemo, useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { ToggleGroup } from "radix-ui";
-import { ArrowDownUp, FilePlus, Search as SearchIcon, Tag, Upload, X } from "lucide-react";
+import { ArrowDownUp, FilePlus, Search as SearchIcon, Tag, Upload } from "lucide-react";
 import { clsx } from "clsx";
 import type { Folder } from "../../../api/client";
 import { useDocs, useWritable } from "../../../api/hooks";
@@ -17,6 +17,7 @@ import { plural } from "../../../lib/time";
 import { FolderIcon } from "../../../shell/Sidebar";
 import { openQuickSwitcher, shortcutLabel } from "../../../shell/QuickSwitcher";
 import { folderTags, hasTag, matchesFilter, normalizeTag } from "./filter";
+import { QueryInput, type Mode } from "./QueryInput";
 import { SearchResults } from "./SearchResults";
 import { Tree } from "./Tree";
 import { parentDir } from "./tree";
@@ -32,7 +33,6 @@ export interface ListPaneProps {
   onUpload: () => void;
 }
 
-type Mode = "filter" | "search";
 type Sort = ListPaneProps["sort"];
 /** A change to the list's URL state. */
 type SetSearch = (patch: { tag?: string | undefined; sort?: Sort }) => void;
@@ -67,7 +67,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
     );
   else if (all.length === 0) body = <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>;
   else if (shown.length === 0) body = <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>;
-  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
+  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} marked={wanted} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
 
   return (
     <div className="flex h-full min-h-0 flex-col">
@@ -200,36 +200,5 @@ function SortMenu({ sort, setSearch }: { sort: Sort; setSearch: SetSearch }) {
         Recently changed
       </MenuItem>
     </Menu>
-  );
-}
-
-/** The box the filter or the search reads, with its × to clear it. */
-function QueryInput({ mode, query, onChange }: { mode: Mode; query: string; onChange: (query: string) => void }) {
-  const label = mode === "filter" ? "Filter by title, path or tag" : "Search what the notes say";
-  return (
-    <div className="relative">
-      <SearchIcon
-        className={clsx("pointer-events-none absolute top-1/2 left-2.5 size-3.5 -translate-y-1/2", mode === "search" ? "text-accent-500" : "text-zinc-500 dark:text-zinc-400")}
-        aria-hidden
-      />
-      <input
-        type="search"
-        value={query}
-        onChange={(e) => onChange(e.target.value)}
-        placeholder={label}
-        aria-label={label}
-        className="h-9 w-full rounded-md border border-zinc-300 bg-white pr-8 pl-8 text-sm placeholder:text-zinc-400 focus:border-accent-500 focus:ring-2 focus:ring-accent-500/30 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950 dark:placeholder:text-zinc-500 [&::-webkit-search-cancel-button]:hidden"
-      />
-      {query && (
-        <button
-          type="button"
-          aria-label="Clear"
-          onClick={() => onChange("")}
-          className="absolute top-1/2 right-1.5 inline-flex size-6 -translate-y-1/2 items-center justify-center rounded text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 dark:hover:bg-zinc-800"
-        >
-          <X className="size-3.5" aria-hidden />
-        </button>
-      )}
-    </div>
   );
 }

@@ -7,6 +7,7 @@ import { Link } from "@tanstack/react-router";
 import { ChevronRight, FilePlus, Folder as FolderClosed, FolderOpen } from "lucide-react";
 import { clsx } from "clsx";
 import type { DocInfo, Folder } from "../../../api/client";
+import { Highlight } from "../../../components/Highlight";
 import { ago } from "../../../lib/time";
 import { AgentBadge, SupersededBadge } from "./badges";
 import { buildTree, parentDir, recentRows, visibleRows, type DirNode, type DocNode, type Row } from "./tree";
@@ -20,6 +21,8 @@ export interface TreeProps {
   docs: readonly DocInfo[];
   /** A filter is on: every directory shows open, since only matches are listed. */
   filtering: boolean;
+  /** The filter's words (folded, `words()`), marked in the titles and file names. */
+  marked: readonly string[];
   recent: boolean;
   selected: string | undefined;
   tag: string | undefined;
@@ -54,7 +57,7 @@ function useRows(docs: readonly DocInfo[], folder: string, recent: boolean, isOp
   return flat ?? visibleRows(root, isOpen);
 }
 
-export function Tree({ folder, docs, filtering, recent, selected, tag, writable, onNewIn }: TreeProps) {
+export function Tree({ folder, docs, filtering, marked, recent, selected, tag, writable, onNewIn }: TreeProps) {
   const { isOpen, toggle } = useExpanded(folder.name, selected);
   const drop = useTreeDrop(folder, selected);
   const [focusKey, setFocusKey] = useState<string | undefined>(undefined);
@@ -119,7 +122,7 @@ export function Tree({ folder, docs, filtering, recent, selected, tag, writable,
             onNewIn={writable ? onNewIn : undefined}
           />
         ) : (
-          <DocRow key={keyOf(row)} node={row.node} row={rowProps(row)} drop={dropProps(parentDir(row.node.path))} folder={folder.name} selected={selected} tag={tag} recent={recent} />
+          <DocRow key={keyOf(row)} node={row.node} row={rowProps(row)} drop={dropProps(parentDir(row.node.path))} folder={folder.name} selected={selected} tag={tag} recent={recent} marked={marked} />
         ),
       )}
     </div>
@@ -190,10 +193,11 @@ interface DocRowProps {
   selected: string | undefined;
   tag: string | undefined;
   recent: boolean;
+  marked: readonly string[];
 }
 
 /** A document: a link that opens it (keeping the tag and sort), with its badges. */
-function DocRow({ node, row, drop, folder, selected, tag, recent }: DocRowProps) {
+function DocRow({ node, row, drop, folder, selected, tag, recent, marked }: DocRowProps) {
   const { doc, path, name } = node;
   const isSelected = path === selected;
   const stem = name.replace(/\.(md|markdown|mdx)$/i, "");
@@ -214,7 +218,7 @@ function DocRow({ node, row, drop, folder, selected, tag, recent }: DocRowProps)
       )}
     >
       <span className={clsx("size-3.5 shrink-0", recent && "hidden")} aria-hidden />
-      <Label title={doc.title} detail={recent ? (dir ? `${dir}/${name}` : name) : stem !== doc.title ? name : undefined}>
+      <Label title={doc.title} detail={recent ? (dir ? `${dir}/${name}` : name) : stem !== doc.title ? name : undefined} marked={marked}>
         {recent && <span className="shrink-0 text-xs text-zinc-500 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-aria-[current=page]:text-zinc-300">{ago(doc.mtime_ms)}</span>}
         {doc.created_by && <AgentBadge tool={doc.created_by} />}
         {doc.superseded_by.length > 0 && <SupersededBadge by={doc.superseded_by} />}
@@ -223,12 +227,18 @@ function DocRow({ node, row, drop, folder, selected, tag, recent }: DocRowProps)
   );
 }
 
-function Label({ title, detail, children }: { title: string; detail: string | undefined; children: ReactNode }) {
+function Label({ title, detail, marked, children }: { title: string; detail: string | undefined; marked: readonly string[]; children: ReactNode }) {
   return (
     <span className="flex min-w-0 flex-1 items-center gap-1.5">
       <span className="min-w-0 flex-1 truncate">
-        <span>{title}</span>
-        {detail && <span className="ml-1.5 text-xs text-zinc-500 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-aria-[current=page]:text-zinc-300">{detail}</span>}
+        <span>
+          <Highlight text={title} words={marked} />
+        </span>
+        {detail && (
+          <span className="ml-1.5 text-xs text-zinc-500 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-aria-[current=page]:text-zinc-300">
+            <Highlight text={detail} words={marked} />
+          </span>
+        )}
       </span>
       {children}
     </span>

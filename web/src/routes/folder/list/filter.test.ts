@@ -35,6 +35,25 @@ describe("matchesFilter", () => {
   });
 });
 
+describe("matchesFilter in Chinese, Japanese and Korean", () => {
+  const match = (title: string, q: string, path = "notes/note.md") => matchesFilter(docInfo(`runbooks/${path}`, { title }), path, words(q));
+
+  it("finds a word inside a title with no spaces", () => {
+    expect(match("数据库备份", "备份")).toBe(true);
+    expect(match("障害対応手順", "障害")).toBe(true);
+    expect(match("백업 절차", "백업")).toBe(true);
+    expect(match("数据库备份", "监控")).toBe(false);
+  });
+
+  it("folds full-width, half-width and decomposed forms on both sides", () => {
+    expect(match("API reference", "ＡＰＩ")).toBe(true);
+    expect(match("ＡＰＩ reference", "api")).toBe(true);
+    expect(match("バックアップ手順", "ﾊﾞｯｸｱｯﾌﾟ")).toBe(true);
+    expect(match("Korean", "백업", "백업.md".normalize("NFD"))).toBe(true);
+    expect(match("Japanese", "バックアップ", "バックアップ.md".normalize("NFD"))).toBe(true);
+  });
+});
+
 describe("tags", () => {
   it("normalises as the server stores tags", () => {
     expect(normalizeTag(" #Deploy/ ")).toBe("deploy");

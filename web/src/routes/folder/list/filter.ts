@@ -1,15 +1,16 @@
-//! Matching in the browser: the list's Filter (every word, ignoring case, in the title, path,
-//! aliases, tags or description), the tag filter as the server applies it (a tag or any tag
+//! Matching in the browser: the list's Filter (every word, folded as `lib/fold.ts` folds it, so
+//! ignoring case and width, in the title, path, aliases, tags or description), the tag filter as the server applies it (a tag or any tag
 //! under it), and what a search hit shows and where it opens (a snippet of its text, the slug
 //! of its heading). Pure: no React, no requests. (The quick switcher's ranking is `lib/rank.ts`.)
 import { slug } from "github-slugger";
 import type { DocInfo } from "../../../api/client";
+import { fold } from "../../../lib/fold";
 
 function haystack(doc: DocInfo, path: string): string {
-  return [doc.title, path, ...doc.aliases, ...doc.tags.map((t) => `#${t}`), doc.description ?? ""].join("\n").toLowerCase();
+  return fold([doc.title, path, ...doc.aliases, ...doc.tags.map((t) => `#${t}`), doc.description ?? ""].join("\n"));
 }
 
-/** Whether every word appears in the document's title, `path`, aliases, tags or description. */
+/** Whether every word (as `words()` folds it) appears in the document's title, `path`, aliases, tags or description. */
 export function matchesFilter(doc: DocInfo, path: string, query: readonly string[]): boolean {
   if (query.length === 0) return true;
   const text = haystack(doc, path);
