@@ -379,6 +379,15 @@ export interface components {
             /** Format: int64 */
             top_k?: number | null;
         };
+        /** @description One folder of a [`LanguageNotice`]. */
+        FolderLanguage: {
+            /**
+             * Format: double
+             * @description The share of the folder's letters that are Chinese, Japanese or Korean, two decimals.
+             */
+            cjk_share: number;
+            folder: string;
+        };
         /** @description `GET /api/folders`. */
         FolderList: {
             folders: components["schemas"]["FolderView"][];
@@ -416,6 +425,20 @@ export interface components {
              *     measured (and in `env`).
              */
             unrelated_score?: number | null;
+        };
+        /**
+         * @description Folders with a real share of Chinese, Japanese or Korean, read by an English-only model; the
+         *     web UI shows it with the setting that fixes it.
+         */
+        LanguageNotice: {
+            /** @description The embedder in use, e.g. `all-MiniLM-L6-v2-q8`. */
+            embedder: string;
+            /** @description Each such folder, with the CJK share of its letters (0 to 1). */
+            folders: components["schemas"]["FolderLanguage"][];
+            /** @description The notice as one sentence (the same the log says at start). */
+            message: string;
+            /** @description The one setting that fixes it: `RAGDOWN_EMBEDDER=multilingual-e5-small`. */
+            setting: string;
         };
         /** @description The last sync, with when it ended. */
         LastSyncView: components["schemas"]["Sync"] & {
@@ -561,6 +584,7 @@ export interface components {
             /** @description Why the index could not be opened. */
             error?: string | null;
             files?: number | null;
+            language_notice?: null | components["schemas"]["LanguageNotice"];
             last_sync?: null | components["schemas"]["LastSyncView"];
             /** @description `ragdown`. */
             name: string;
