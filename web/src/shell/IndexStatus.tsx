@@ -1,5 +1,7 @@
 //! The index's state in the sidebar's footer: a dot (green idle, pulsing amber busy), what it is
-//! doing, its size and its embedder; the first index's progress while it runs.
+//! doing, its size and its embedder; the first index's progress while it runs; a link to Settings →
+//! Server when the notes are notably CJK and the embedder reads English only.
+import { Link } from "@tanstack/react-router";
 import { useStatus } from "../api/hooks";
 import { ago, plural } from "../lib/time";
 
@@ -48,6 +50,11 @@ export function IndexStatus() {
           <div className="truncate" title={status.docs_dir ?? undefined}>
             {status.embedder}
           </div>
+          {status.language_notice && (
+            <Link to="/settings" search={{ tab: "server" }} className="block text-amber-700 underline-offset-2 hover:underline dark:text-amber-400" title={status.language_notice.message}>
+              CJK notes: the model reads English only
+            </Link>
+          )}
         </>
       )}
     </div>

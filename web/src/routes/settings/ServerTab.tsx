@@ -11,6 +11,7 @@ import { ago, plural } from "../../lib/time";
 import { indexState } from "../../shell/IndexStatus";
 import { EditSettingsDialog } from "./EditSettingsDialog";
 import { floorTooLow, unrelatedScore } from "./folders";
+import { LanguageNoticeCard } from "./LanguageNotice";
 import { Card, Note, Row, Rows, onOff } from "./parts";
 import { ENV, HOOK_FIELDS, sourceOf } from "./settingsForm";
 
@@ -35,6 +36,7 @@ export function ServerTab() {
         )}
       </div>
       {s.settings.saved_error && <Note>The saved settings are ignored: {s.settings.saved_error}</Note>}
+      <LanguageNoticeCard status={s} canEdit={canEdit} />
       <IndexStatusCard status={s} />
       <IndexSettingsCard status={s} />
       <SearchDefaultsCard status={s} />
