@@ -6,6 +6,15 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# CJK and emoji fonts, so that the browser tests' screenshots of Chinese, Japanese and Korean notes
+# show letters, not boxes (the tests pass without them; only the pictures need them).
+if command -v apt-get >/dev/null 2>&1 && ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
+    log "installing fonts-noto-cjk and fonts-noto-color-emoji for the screenshots of CJK notes"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        fonts-noto-cjk fonts-noto-color-emoji >&2 \
+        || log "could not install fonts-noto-cjk: screenshots of CJK notes will show boxes"
+fi
+
 for candidate in "${CHROMIUM:-}" /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then
         echo "$candidate"
