@@ -397,6 +397,58 @@ mod tests {
         }
     }
 
+    fn question(id: &str, gold: &[(&str, &str)]) -> MlQuestion {
+        MlQuestion {
+            id: id.into(),
+            lang: "ja".into(),
+            doc_lang: "ja".into(),
+            kind: "keyword".into(),
+            q: "環境変数".into(),
+            gold: gold
+                .iter()
+                .map(|(path, heading)| Gold {
+                    path: path.to_string(),
+                    heading: heading.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A gold section the index holds passes and is found by search; a heading the index does
+    /// not hold stops the run, naming the question.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn verify_accepts_indexed_sections_and_names_a_missing_one() {
+        let work = tempfile::tempdir().unwrap();
+        let docs = work.path().join("docs");
+        std::fs::create_dir_all(docs.join("guide")).unwrap();
+        std::fs::write(
+            docs.join("guide/env.md"),
+            "# 環境変数とモード\n\n概要。\n\n## 環境変数\n\nVITE_ で始まる変数だけが公開されます。\n",
+        )
+        .unwrap();
+        std::fs::write(docs.join("other.md"), "# 別の話\n\n関係のない文章。\n").unwrap();
+        let embedder = bench::harness::embedder("hash", None, None, None).unwrap();
+        let (engine, _) = retrieval::index(&docs, work.path(), "test", embedder).await.unwrap();
+
+        let good = question("ja-kw-01", &[("guide/env.md", "環境変数とモード › 環境変数")]);
+        assert_eq!(verify(&engine, &docs, &[good]).await.unwrap(), 3);
+        let q = question("ja-id-01", &[("guide/env.md", "環境変数とモード › 環境変数")]);
+        let (rank, _) = rank_of(&engine, "VITE_", &mode_options("bm25"), |c| {
+            q.answered_by(&c.path, &c.heading)
+        })
+        .await
+        .unwrap();
+        assert_eq!(rank, Some(1));
+
+        let renamed_heading = "環境変数とモード › 環境変數";
+        let renamed = question("ja-kw-02", &[("guide/env.md", renamed_heading)]);
+        let error = verify(&engine, &docs, &[renamed]).await.unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("ja-kw-02: guide/env.md › {renamed_heading}")),
+            "{error}"
+        );
+    }
+
     /// Same- and cross-language split by kind, and each group is scored on its own questions.
     #[test]
     fn breakdown_splits_same_and_cross_language() {
