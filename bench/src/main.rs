@@ -1,6 +1,7 @@
 //! `ragdown-bench`: end-to-end workloads with their numbers, run against the real library code.
 //!
-//! `retrieval` measures ranking quality on the generated runbook corpus (see `retrieval.rs`).
+//! `retrieval` measures ranking quality on the generated runbook corpus (see `retrieval.rs`),
+//! `multilingual` on real Chinese, Japanese and Korean documentation (`multilingual.rs`).
 //! `index` times a full first index of a docs dir (fresh data dir each run), a no-op re-sync, and
 //! the search path behind `ragdown_recall` (query embedding + dense + BM25 + fusion), and reports
 //! medians over runs with the machine it ran on. Results are printed as one JSON object; commit
@@ -14,10 +15,11 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use ragdownd::engine::Engine;
 use ragdownd::search::{self, SearchRequest};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use bench::harness::{embedder, machine, open_engine};
 
+mod multilingual;
 mod retrieval;
 
 #[derive(Debug, Parser)]
@@ -58,6 +60,10 @@ enum Cmd {
         #[arg(long)]
         misses: Option<PathBuf>,
     },
+    /// Ranking quality on real Chinese, Japanese and Korean documentation with questions in
+    /// those languages and English: top-1, recall@5 and MRR per language and kind, hybrid
+    /// against dense and BM25 alone. Writes the JSON to --out and prints a Markdown table.
+    Multilingual(multilingual::Args),
 }
 
 /// The `index` workload's settings.
@@ -334,6 +340,26 @@ fn main() -> anyhow::Result<()> {
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
             Cmd::Index(args) => bench_index(args).await,
+            Cmd::Multilingual(args) => {
+                let day = ragdownd::index::sync::iso_now()[..10].to_string();
+                let out = args.out.clone().unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("results")
+                        .join(format!("{day}-multilingual-{}.json", args.embedder))
+                });
+                let mut result = multilingual::run(&args).await?;
+                result["date"] = json!(day);
+                result["command"] = json!(format!(
+                    "ragdown-bench {}",
+                    std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+                ));
+                std::fs::write(&out, serde_json::to_string_pretty(&result)? + "\n")
+                    .with_context(|| out.display().to_string())?;
+                eprintln!("written to {}", out.display());
+                // The JSON is in the file; what a person reads is the table.
+                println!("{}", multilingual::table(&result));
+                Ok(Value::Null)
+            }
             Cmd::Retrieval { embedder, out, misses } => {
                 let day = ragdownd::index::sync::iso_now()[..10].to_string();
                 let out = out.unwrap_or_else(|| {
@@ -351,7 +377,9 @@ fn main() -> anyhow::Result<()> {
             }
         }
     })?;
-    println!("{}", serde_json::to_string_pretty(&result)?);
+    if !result.is_null() {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    }
     // Leave room for the worker threads to wind down cleanly.
     std::thread::sleep(Duration::from_millis(10));
     Ok(())

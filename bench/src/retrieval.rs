@@ -19,12 +19,13 @@ use std::time::Instant;
 
 use bench::corpus::{self, Corpus, Question};
 use ragdownd::engine::Engine;
+use ragdownd::index::rows::Candidate;
 use ragdownd::markdown::HEADING_SEPARATOR;
 use ragdownd::search::{self, Fusion, SearchOptions, SearchRequest};
 use serde_json::{Value, json};
 
 /// Hits per search: MRR is over the top 10 (a question whose gold section is lower counts 0).
-const LIMIT: usize = 10;
+pub(crate) const LIMIT: usize = 10;
 
 /// The rankings compared, by the name the results use.
 const MODES: [(&str, Fusion, bool); 6] = [
@@ -37,7 +38,7 @@ const MODES: [(&str, Fusion, bool); 6] = [
 ];
 
 /// Where one question's gold section ranked (1-based), if in the top [`LIMIT`], and the
-/// headings of the first three hits.
+/// `path › heading` of the first three hits.
 async fn gold_rank(
     engine: &Engine,
     corpus: &Corpus,
@@ -51,22 +52,50 @@ async fn gold_rank(
         .expect("the question's document");
     let path = format!("{}.md", doc.slug);
     let heading = format!("{}{HEADING_SEPARATOR}{}", doc.title, q.section);
+    rank_of(engine, &q.q, options, |chunk| {
+        chunk.path == path && chunk.heading == heading
+    })
+    .await
+}
+
+/// Where the first hit that `is_gold` accepts ranked (1-based) among the top [`LIMIT`] of
+/// `query` searched with `options`, and the `path › heading` of the first three hits.
+pub(crate) async fn rank_of(
+    engine: &Engine,
+    query: &str,
+    options: &SearchOptions,
+    is_gold: impl Fn(&Candidate) -> bool,
+) -> anyhow::Result<(Option<usize>, Vec<String>)> {
     let request = SearchRequest {
-        query: &q.q,
+        query,
         limit: LIMIT,
         ..SearchRequest::default()
     };
     let hits = search::search_with(engine.store(), engine.embedder.as_ref(), &request, options).await?;
-    let rank = hits
+    let rank = hits.iter().position(|h| is_gold(&h.chunk)).map(|i| i + 1);
+    let top = hits
         .iter()
-        .position(|h| h.chunk.path == path && h.chunk.heading == heading)
-        .map(|i| i + 1);
-    let top = hits.iter().take(3).map(|h| h.chunk.heading.clone()).collect();
+        .take(3)
+        .map(|h| format!("{}{HEADING_SEPARATOR}{}", h.chunk.path, h.chunk.heading))
+        .collect();
     Ok((rank, top))
 }
 
+/// The options that rank as the mode `name` of [`MODES`] does.
+pub(crate) fn mode_options(name: &str) -> SearchOptions {
+    let (_, fusion, alias_boost) = MODES
+        .iter()
+        .find(|(mode, ..)| *mode == name)
+        .unwrap_or_else(|| panic!("no ranking mode {name}"));
+    SearchOptions {
+        fusion: *fusion,
+        alias_boost: *alias_boost,
+        ..SearchOptions::default()
+    }
+}
+
 /// Top-1, recall@5 and MRR of a list of ranks.
-fn scores(ranks: &[Option<usize>]) -> Value {
+pub(crate) fn scores(ranks: &[Option<usize>]) -> Value {
     let n = ranks.len().max(1) as f64;
     let top1 = ranks.iter().filter(|r| **r == Some(1)).count() as f64 / n;
     let recall5 = ranks.iter().filter(|r| r.is_some_and(|r| r <= 5)).count() as f64 / n;
@@ -93,12 +122,8 @@ async fn measure(
     misses: &mut Vec<Value>,
 ) -> anyhow::Result<Value> {
     let mut out = serde_json::Map::new();
-    for (name, fusion, alias_boost) in MODES.iter().filter(|(name, ..)| modes.contains(name)) {
-        let options = SearchOptions {
-            fusion: *fusion,
-            alias_boost: *alias_boost,
-            ..SearchOptions::default()
-        };
+    for (name, ..) in MODES.iter().filter(|(name, ..)| modes.contains(name)) {
+        let options = mode_options(name);
         let mut all = Vec::new();
         let mut by_kind: BTreeMap<&str, Vec<Option<usize>>> = BTreeMap::new();
         for q in questions {
@@ -172,7 +197,7 @@ fn targets(answerable: &Value, identifier: &Value) -> Value {
 }
 
 /// Indexes `dir` into a fresh data dir under `work`; returns the engine and the index time.
-async fn index(
+pub(crate) async fn index(
     dir: &Path,
     work: &Path,
     name: &str,
