@@ -30,6 +30,9 @@ def main():
                         help="sessions running batches side by side from as many Python threads "
                              "(ONNX Runtime releases the GIL), sharing --threads")
     parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--prefix", default="",
+                        help="prepended to every text, as embedd prepends the model's document prefix "
+                             "(multilingual-e5-small: 'passage: ')")
     parser.add_argument("--large", type=int, default=10_000,
                         help="also this many chunks (copies of the corpus); 0 or the corpus's size: none")
     parser.add_argument("--runs", type=int, default=3)
@@ -38,7 +41,7 @@ def main():
     parser.add_argument("--corpus", default="runbooks", help="the corpus's name in the workload names")
     args = parser.parse_args()
 
-    texts = json.load(open(args.chunks))
+    texts = [args.prefix + text for text in json.load(open(args.chunks))]
     tokenizer = Tokenizer.from_file(os.path.join(args.model_dir, "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=args.max_length)

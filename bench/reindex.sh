@@ -9,6 +9,7 @@
 #
 #   bench/reindex.sh                # RUNS=3
 #   DEFAULTS_ONLY=1 bench/reindex.sh  # the defaults' pair alone
+#   MODELS="minilm-fp32 multilingual-e5-small" bench/reindex.sh   # other models (default: minilm minilm-fp32)
 #
 # Release builds go to $RAGDOWN_CACHE/target-release. Run it on an idle machine.
 set -euo pipefail
@@ -17,8 +18,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
 RUNS=${RUNS:-3}
 "$ROOT/scripts/install-ort.sh" >/dev/null
-"$ROOT/scripts/install-model.sh" minilm >/dev/null
-"$ROOT/scripts/install-model.sh" minilm-fp32 >/dev/null
+MODELS=${MODELS:-minilm minilm-fp32}
+for model in minilm minilm-fp32 $MODELS; do
+    "$ROOT/scripts/install-model.sh" "$model" >/dev/null
+done
 VPY=$("$ROOT/scripts/install-python-tools.sh")
 (cd "$ROOT" && cargo build --locked --release -p bench --bin ragdown-bench --bin embedd-load)
 BIN="$CARGO_TARGET_DIR/release"
@@ -36,7 +39,7 @@ if [ -n "${DEFAULTS_ONLY:-}" ]; then
     CONFIGS=("$(fastest_minilm):default")
 else
     CONFIGS=()
-    for model in minilm minilm-fp32; do
+    for model in $MODELS; do
         CONFIGS+=("$model:1:1" "$model:2:1" "$model:2:2")
     done
     CONFIGS+=("$(fastest_minilm):default")
@@ -69,8 +72,13 @@ if sys.argv[6] == "default":
     row["defaults"] = True
 print(json.dumps(row))' "$model" "$threads" "$sessions" "$cmd" "$DAY" "$kind" | tee -a "$OUT"
     log "raw ONNX Runtime: $model, $threads thread(s), $sessions session(s)"
+    # The model's document prefix and length limit, as embedd applies them (embedd/src/registry.rs).
+    case "$model" in
+        multilingual-e5-small) prefix="passage: " max_length=512 ;;
+        *) prefix="" max_length=256 ;;
+    esac
     "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$model" \
-        --threads "$threads" --sessions "$sessions" --runs "$RUNS" --batch 8 --large 210 \
+        --prefix "$prefix" --max-length "$max_length" --threads "$threads" --sessions "$sessions" --runs "$RUNS" --batch 8 --large 210 \
         --label "reindex-$model-$threads-$sessions" | "$PYTHON" -c '
 import json, sys
 for line in sys.stdin:
