@@ -11,7 +11,9 @@
 //! Only tensors of at least [`SHARED_MIN_BYTES`] stored in `raw_data` are shared: those are the
 //! weights, and small tensors (shapes, axes) stay the model's own, so constant folding treats
 //! them as before. Quantized models share nothing: constant folding turns their int8 weights into
-//! float copies of each session's own whatever it is handed (see [`initializers`]).
+//! float copies of each session's own whatever it is handed (see [`initializers`]). An 8-bit table
+//! that the graph only looks rows up in (`Gather`, as multilingual-e5-small's word table) is no
+//! such weight: nothing folds it, so it is shared like the float ones.
 
 use std::sync::Arc;
 
@@ -125,8 +127,19 @@ mod onnx {
 
     #[derive(Clone, PartialEq, prost::Message)]
     pub struct GraphProto {
+        #[prost(message, repeated, tag = "1")]
+        pub node: Vec<NodeProto>,
         #[prost(message, repeated, tag = "5")]
         pub initializer: Vec<TensorProto>,
+    }
+
+    /// What a node reads and what it is: enough to see how an initializer is used.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct NodeProto {
+        #[prost(string, repeated, tag = "1")]
+        pub input: Vec<String>,
+        #[prost(string, tag = "4")]
+        pub op_type: String,
     }
 
     #[derive(Clone, PartialEq, prost::Message)]
@@ -176,9 +189,9 @@ fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, Unshareable> {
         return Err(Unshareable::BigEndian);
     }
     let model = <onnx::ModelProto as prost::Message>::decode(bytes).map_err(Unshareable::Decode)?;
-    let graph = model.graph.ok_or(Unshareable::NoGraph)?;
+    let onnx::GraphProto { node, initializer } = model.graph.ok_or(Unshareable::NoGraph)?;
     let mut shared = Vec::new();
-    for tensor in graph.initializer {
+    for tensor in initializer {
         let Some(width) = element_bytes(tensor.data_type) else {
             continue;
         };
@@ -198,13 +211,24 @@ fn initializers(bytes: Bytes) -> Result<Vec<onnx::TensorProto>, Unshareable> {
         }
         shared.push(tensor);
     }
-    if shared.iter().any(|t| matches!(t.data_type, INT8 | UINT8)) {
+    if shared
+        .iter()
+        .any(|t| matches!(t.data_type, INT8 | UINT8) && !only_gathered_from(&t.name, &node))
+    {
         // A quantized model: ONNX Runtime's constant folding dequantizes its weights into float
         // tensors of each session's own (86 MB for minilm's int8 build), and measured, handing it
         // shared int8 ones made three sessions 40-65 MB bigger, not smaller.
         return Ok(Vec::new());
     }
     Ok(shared)
+}
+
+/// Whether the graph's nodes read the initializer `name` only as the table of a `Gather` (rows
+/// looked up by a run-time input, which constant folding cannot touch). Unread at the top level
+/// (a subgraph's, say) counts as no.
+fn only_gathered_from(name: &str, nodes: &[onnx::NodeProto]) -> bool {
+    let mut readers = nodes.iter().filter(|n| n.input.iter().any(|i| i == name)).peekable();
+    readers.peek().is_some() && readers.all(|n| n.op_type == "Gather" && n.input.first().is_some_and(|i| i == name))
 }
 
 /// The width of one element of ONNX type `data_type`, for the types shared here.
@@ -260,11 +284,22 @@ mod tests {
     }
 
     fn model(initializer: Vec<onnx::TensorProto>) -> Bytes {
+        model_with_nodes(initializer, Vec::new())
+    }
+
+    fn model_with_nodes(initializer: Vec<onnx::TensorProto>, node: Vec<onnx::NodeProto>) -> Bytes {
         onnx::ModelProto {
-            graph: Some(onnx::GraphProto { initializer }),
+            graph: Some(onnx::GraphProto { node, initializer }),
         }
         .encode_to_vec()
         .into()
+    }
+
+    fn node(op_type: &str, input: &[&str]) -> onnx::NodeProto {
+        onnx::NodeProto {
+            input: input.iter().map(|i| i.to_string()).collect(),
+            op_type: op_type.into(),
+        }
     }
 
     #[test]
@@ -305,6 +340,31 @@ mod tests {
             tensor("zero_point", INT8, vec![1], vec![0]),
         ]);
         assert_eq!(initializers(small_codes).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_8_bit_table_only_gathered_from_is_shared_and_any_other_use_shares_nothing() {
+        let floats: Vec<u8> = (0..2048u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        let tensors = || {
+            vec![
+                tensor("scales", FLOAT, vec![32, 64], floats.clone()),
+                tensor("table", INT8, vec![64, 64], vec![7; 4096]),
+            ]
+        };
+        let gathered = model_with_nodes(tensors(), vec![node("Gather", &["table", "input_ids"])]);
+        assert_eq!(initializers(gathered).unwrap().len(), 2);
+        for nodes in [
+            vec![
+                node("Gather", &["table", "input_ids"]),
+                node("DequantizeLinear", &["table", "scales"]),
+            ],
+            vec![node("Gather", &["input_ids", "table"])],
+            vec![node("MatMulInteger", &["x", "table"])],
+            Vec::new(),
+        ] {
+            let bytes = model_with_nodes(tensors(), nodes.clone());
+            assert!(initializers(bytes).unwrap().is_empty(), "{nodes:?}");
+        }
     }
 
     #[test]
