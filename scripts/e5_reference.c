@@ -16,7 +16,8 @@
  * The ids are <s> + the first 510 content ids + </s>, as embedd truncates at the model's 512
  * tokens; e5_embed instead averages 510-token windows over a longer text, which is not what the
  * model (or embedd) does, so for the same input this calls the same forward pass on the first
- * window. For a text of up to 510 content tokens, the vector is e5_embed's exactly.
+ * window. For a text of up to 510 content tokens, this is e5_embed's forward pass (e5_embed then
+ * scales the mean by the window's weight and back, a rounding apart).
  *
  * RECORDS: one record per text, a kind byte ('q' query, 'p' passage) then the UTF-8 text,
  * NUL-terminated. Output: one JSON object a line, {"ids": [...], "vector": [...]}, L2-normalised

@@ -59,13 +59,26 @@ fn source(models_dir: PathBuf, endpoint: String) -> ModelSource {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_missing_model_is_downloaded_from_the_hub_layout_and_loads() {
-    let spec = registry::find("minilm").unwrap();
-    let installed = cache_dir().join("models/minilm");
+    downloads_from_the_hub_layout_and_loads("minilm").await;
+}
+
+/// The multilingual model's repository and file names, through the same download as the others
+/// (its files are our offline build, served as the hub would serve intfloat's).
+#[tokio::test(flavor = "multi_thread")]
+async fn multilingual_e5_small_is_downloaded_by_name_and_loads() {
+    downloads_from_the_hub_layout_and_loads("multilingual-e5-small").await;
+}
+
+/// Serves the installed `name` in the hub's layout under its registry repository and file names,
+/// and starts it from an empty model cache.
+async fn downloads_from_the_hub_layout_and_loads(name: &str) {
+    let spec = registry::find(name).unwrap();
+    let installed = cache_dir().join("models").join(name);
     let hub_dir = tempfile::tempdir().unwrap();
     let repo = hub_dir.path().join(spec.hf_repo).join("resolve/main");
     std::fs::create_dir_all(repo.join("onnx")).unwrap();
     std::fs::copy(installed.join("model.onnx"), repo.join(spec.hf_onnx_file))
-        .expect("run scripts/install-model.sh minilm first");
+        .unwrap_or_else(|e| panic!("{e}: run scripts/install-model.sh {name} first"));
     std::fs::copy(installed.join("tokenizer.json"), repo.join("tokenizer.json")).unwrap();
     let (addr, hub) = serve_hub(hub_dir.path().to_path_buf()).await;
 
@@ -76,19 +89,19 @@ async fn a_missing_model_is_downloaded_from_the_hub_layout_and_loads() {
         .unwrap()
         .unwrap();
     assert_eq!(hub.requests.load(Ordering::SeqCst), 2, "model.onnx and tokenizer.json");
-    assert!(models.path().join("minilm/model.onnx").is_file());
+    assert!(models.path().join(name).join("model.onnx").is_file());
     let leftovers: Vec<_> = std::fs::read_dir(models.path())
         .unwrap()
         .flatten()
         .map(|e| e.file_name())
-        .filter(|n| n != "minilm")
+        .filter(|n| n != name)
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let v = embedder
         .embed(vec!["How do I restore a backup?".into()], TextKind::Query)
         .await
         .unwrap();
-    assert_eq!(v[0].len(), 384);
+    assert_eq!(v[0].len(), spec.dim);
 }
 
 #[tokio::test(flavor = "multi_thread")]
