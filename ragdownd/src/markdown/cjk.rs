@@ -108,6 +108,15 @@ pub fn weight(text: &str) -> usize {
     text.chars().map(|c| if is_cjk(c) { CJK_LETTER_WEIGHT } else { 1 }).sum()
 }
 
+/// Whether a match ending (or starting) with `edge` is cut off from the text by `neighbour`, as a
+/// whole word must be: true unless `neighbour` is a letter, digit or `_` that continues the word.
+/// CJK text has no spaces, so a CJK letter on either side never continues a word:
+/// `数据库备份` stands whole in `怎么做数据库备份？`, and `Bluejay` in `Bluejay的部署`. Between
+/// other characters this is the usual rule.
+pub fn is_word_boundary(edge: char, neighbour: Option<char>) -> bool {
+    neighbour.is_none_or(|n| !(n.is_alphanumeric() || n == '_') || is_cjk(n) || is_cjk(edge))
+}
+
 /// How many characters' worth one CJK letter is, in [`weight`].
 pub const CJK_LETTER_WEIGHT: usize = 2;
 
@@ -144,6 +153,17 @@ mod tests {
         let decomposed: String = "백업".nfd().collect();
         assert_ne!(decomposed, "백업");
         assert_eq!(bigrams(&decomposed), bigrams("백업"));
+    }
+
+    #[test]
+    fn cjk_letters_end_words_on_either_side() {
+        assert!(is_word_boundary('数', Some('做')));
+        assert!(is_word_boundary('y', Some('的')));
+        assert!(is_word_boundary('数', Some('a')));
+        assert!(!is_word_boundary('y', Some('s')));
+        assert!(!is_word_boundary('.', Some('x')));
+        assert!(is_word_boundary('y', Some(' ')));
+        assert!(is_word_boundary('y', None));
     }
 
     #[test]

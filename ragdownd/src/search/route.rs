@@ -11,6 +11,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::markdown::cjk;
+
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid regex")
 }
@@ -66,19 +68,23 @@ fn mixes_letters_and_digits(word: &str) -> bool {
     word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
 }
 
-/// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case.
-/// Aliases under three characters never match: too many words would.
+/// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case;
+/// next to a CJK letter any position is a word's end ([`cjk::is_word_boundary`]). Aliases under
+/// three characters' worth never match, too many words would; a CJK letter counts 2
+/// ([`cjk::weight`]), so `备份` does and `库` does not.
 pub fn names_alias(query: &str, alias: &str) -> bool {
     let alias = alias.trim().to_lowercase();
-    if alias.chars().count() < 3 {
+    let (Some(first), Some(last)) = (alias.chars().next(), alias.chars().next_back()) else {
+        return false;
+    };
+    if cjk::weight(&alias) < 3 {
         return false;
     }
     let query = query.to_lowercase();
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     query.match_indices(&alias).any(|(at, _)| {
         let before = query[..at].chars().next_back();
         let after = query[at + alias.len()..].chars().next();
-        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        cjk::is_word_boundary(first, before) && cjk::is_word_boundary(last, after)
     })
 }
 
@@ -144,5 +150,18 @@ mod tests {
         assert!(!names_alias("the quartz_key setting", "Quartz"), "inside an identifier");
         assert!(!names_alias("Who owns DB?", "DB"), "under three characters");
         assert!(names_alias("Who owns Ops?", " ops "), "trimmed, three characters");
+        assert!(!names_alias("the x.net site", ".net"), "a word goes on before it");
+    }
+
+    #[test]
+    fn cjk_aliases_are_named_inside_a_sentence() {
+        // Issue 25: CJK text has no spaces, so the letters around an alias are no longer word.
+        assert!(names_alias("怎么做数据库备份？", "数据库备份"));
+        assert!(names_alias("备份手册在哪里", "备份手册"));
+        assert!(names_alias("Bluejay的部署在哪里", "bluejay"));
+        assert!(names_alias("障害対応手順を教えて", "障害対応手順"));
+        assert!(names_alias("백업을 어떻게 복원하나요", "백업"), "two Hangul letters are enough");
+        assert!(!names_alias("数据库在哪", "库"), "one CJK letter is too few");
+        assert!(!names_alias("我的bluejays", "bluejay"), "a Latin word goes on after it");
     }
 }
