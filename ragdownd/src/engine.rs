@@ -494,7 +494,11 @@ async fn upgrade_text(store: &Store, data_dir: &Path) -> Result<(), EngineError>
     );
     let started = std::time::Instant::now();
     let rows = store.retext(crate::index::retext::current_rule).await?;
-    tracing::info!(rows, ms = started.elapsed().as_millis() as u64, "full-text terms rewritten");
+    tracing::info!(
+        rows,
+        ms = started.elapsed().as_millis() as u64,
+        "full-text terms rewritten"
+    );
     Ok(())
 }
 

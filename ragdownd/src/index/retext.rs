@@ -88,7 +88,11 @@ impl Store {
 }
 
 /// `batch` in the table's column order with its `search_text` made by `rule`.
-fn with_search_text(batch: &RecordBatch, schema: &SchemaRef, rule: TextRule) -> std::result::Result<RecordBatch, ArrowError> {
+fn with_search_text(
+    batch: &RecordBatch,
+    schema: &SchemaRef,
+    rule: TextRule,
+) -> std::result::Result<RecordBatch, ArrowError> {
     let column = |name: &str| {
         batch
             .column_by_name(name)
@@ -172,7 +176,10 @@ mod tests {
             row("zh.md", 1, "监控", "监控磁盘空间和复制延迟。", 0.5),
         ];
         store.apply(&["zh.md".into()], rows).await.unwrap();
-        assert!(lexical_paths(&store, "备份").await.is_empty(), "the old rule finds no word in a sentence");
+        assert!(
+            lexical_paths(&store, "备份").await.is_empty(),
+            "the old rule finds no word in a sentence"
+        );
 
         assert_eq!(store.retext(current_rule).await.unwrap(), 2);
         assert_eq!(lexical_paths(&store, "备份").await, ["数据库备份"]);
@@ -185,7 +192,11 @@ mod tests {
         // Twice gives the same rows.
         assert_eq!(store.retext(current_rule).await.unwrap(), 2);
         assert_eq!(lexical_paths(&store, "备份").await, ["数据库备份"]);
-        assert_eq!(store.unindexed_rows().await.unwrap(), 0, "the full-text index covers every row");
+        assert_eq!(
+            store.unindexed_rows().await.unwrap(),
+            0,
+            "the full-text index covers every row"
+        );
     }
 
     #[test]

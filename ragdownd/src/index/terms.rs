@@ -143,13 +143,19 @@ mod tests {
             text
         };
         for (body, aliases) in [
-            ("Backups › Restore\n\nRun `pg_restore` on db.m5.large  twice.", &["Bluejay", "ops"][..]),
+            (
+                "Backups › Restore\n\nRun `pg_restore` on db.m5.large  twice.",
+                &["Bluejay", "ops"][..],
+            ),
             ("Title\n\nplain words only", &[][..]),
             ("T\n\nkubectl logs deploy/kestrel-ingest", &[][..]),
         ] {
             assert_eq!(search_text(body, aliases), old(body, aliases));
         }
-        assert_eq!(lexical_query("Which team owns Kestrel Ingest?"), "Which team owns Kestrel Ingest?");
+        assert_eq!(
+            lexical_query("Which team owns Kestrel Ingest?"),
+            "Which team owns Kestrel Ingest?"
+        );
     }
 
     #[test]
@@ -159,6 +165,9 @@ mod tests {
             "数据 据库 库备 备份 \n\n使用 pg_restore 恢复 。\n\n备份 份手 手册 "
         );
         assert_eq!(lexical_query("数据库"), "数据 据库 ");
-        assert_eq!(lexical_query("怎么用 db.m5.large恢复备份？"), "怎么 么用 db_m5_large 恢复 复备 备份 ？");
+        assert_eq!(
+            lexical_query("怎么用 db.m5.large恢复备份？"),
+            "怎么 么用 db_m5_large 恢复 复备 备份 ？"
+        );
     }
 }

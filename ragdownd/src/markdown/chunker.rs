@@ -579,14 +579,20 @@ mod tests {
         let sizes: Vec<usize> = doc.chunks.iter().map(|c| chars(&c.text)).collect();
         assert_eq!(sizes, [1500, 300], "50 whole sentences fit in 1,500 characters");
         for chunk in &doc.chunks {
-            assert!(chunk.text.starts_with('第') && chunk.text.ends_with('。'), "{}", chunk.text);
+            assert!(
+                chunk.text.starts_with('第') && chunk.text.ends_with('。'),
+                "{}",
+                chunk.text
+            );
         }
         let rejoined: String = doc.chunks.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(rejoined, line);
 
         // Sentences of 31 characters: 48 fit, and the cut comes after the 48th sentence's marks,
         // not at the 1,500th character inside the 49th sentence.
-        let line: String = (0..60).map(|i| format!("第{i:02}数据库备份每天凌晨三点开始并在完成后检查校验和是否一！？")).collect();
+        let line: String = (0..60)
+            .map(|i| format!("第{i:02}数据库备份每天凌晨三点开始并在完成后检查校验和是否一！？"))
+            .collect();
         let doc = chunk_document("x.md", &line);
         let sizes: Vec<usize> = doc.chunks.iter().map(|c| chars(&c.text)).collect();
         assert_eq!(sizes, [31 * 48, 31 * 12]);

@@ -105,7 +105,9 @@ pub fn ends_sentence(c: char) -> bool {
 /// letters, so `怎么恢复备份？` (6 letters and a mark) weighs 13, as much as `restore backups`
 /// nearly, while a prompt without CJK letters weighs exactly its length in characters.
 pub fn weight(text: &str) -> usize {
-    text.chars().map(|c| if is_cjk(c) { CJK_LETTER_WEIGHT } else { 1 }).sum()
+    text.chars()
+        .map(|c| if is_cjk(c) { CJK_LETTER_WEIGHT } else { 1 })
+        .sum()
 }
 
 /// Whether a match ending (or starting) with `edge` is cut off from the text by `neighbour`, as a
@@ -137,7 +139,10 @@ mod tests {
     #[test]
     fn runs_become_overlapping_bigrams_and_the_rest_is_kept() {
         assert_eq!(bigrams("数据库备份"), "数据 据库 库备 备份 ");
-        assert_eq!(bigrams("使用pg_restore恢复数据库"), "使用 pg_restore 恢复 复数 数据 据库 ");
+        assert_eq!(
+            bigrams("使用pg_restore恢复数据库"),
+            "使用 pg_restore 恢复 复数 数据 据库 "
+        );
         assert_eq!(bigrams("库"), "库 ");
         assert_eq!(bigrams("a 库 b"), "a 库 b");
         assert_eq!(bigrams("再起動する。"), "再起 起動 動す する 。");

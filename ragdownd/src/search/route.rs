@@ -160,7 +160,10 @@ mod tests {
         assert!(names_alias("备份手册在哪里", "备份手册"));
         assert!(names_alias("Bluejay的部署在哪里", "bluejay"));
         assert!(names_alias("障害対応手順を教えて", "障害対応手順"));
-        assert!(names_alias("백업을 어떻게 복원하나요", "백업"), "two Hangul letters are enough");
+        assert!(
+            names_alias("백업을 어떻게 복원하나요", "백업"),
+            "two Hangul letters are enough"
+        );
         assert!(!names_alias("数据库在哪", "库"), "one CJK letter is too few");
         assert!(!names_alias("我的bluejays", "bluejay"), "a Latin word goes on after it");
     }

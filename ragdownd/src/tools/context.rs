@@ -367,7 +367,13 @@ mod tests {
     #[test]
     fn short_cjk_questions_pass_the_gate_as_english_ones_do() {
         // Issue 25: six CJK letters are a real question.
-        for question in ["怎么恢复备份？", "バックアップ復元", "백업 복원 방법", "恢复数据库备份", "where are backups"] {
+        for question in [
+            "怎么恢复备份？",
+            "バックアップ復元",
+            "백업 복원 방법",
+            "恢复数据库备份",
+            "where are backups",
+        ] {
             assert!(!is_short(question), "{question}");
         }
         for short in ["你好", "谢谢你！", "ありがとう", "hello there", "ok thanks!", "备份？"] {

@@ -146,17 +146,31 @@ async fn an_index_from_before_the_cjk_rule_upgrades_at_start_without_re_embeddin
         rows = engine.store().count().await.unwrap();
         assert_eq!(embedder.documents.load(Ordering::SeqCst), rows);
         make_old(&engine, data.path()).await;
-        assert!(bm25(&engine, "备份").await.is_empty(), "the old rule finds no word in a sentence");
+        assert!(
+            bm25(&engine, "备份").await.is_empty(),
+            "the old rule finds no word in a sentence"
+        );
     }
 
     let embedder = Arc::new(Counting::default());
     let engine = open(docs.path(), data.path(), embedder.clone()).await;
     assert_eq!(meta(data.path())["text_rule"], TEXT_RULE);
     assert_eq!(engine.store().count().await.unwrap(), rows);
-    assert_eq!(bm25(&engine, "备份").await.first().map(String::as_str), Some("数据库运维 › 数据库备份"));
+    assert_eq!(
+        bm25(&engine, "备份").await.first().map(String::as_str),
+        Some("数据库运维 › 数据库备份")
+    );
     let report = engine.indexer.sync(false).await.unwrap();
-    assert_eq!((report.added, report.updated, report.unchanged), (0, 0, 3), "{report:?}");
-    assert_eq!(embedder.documents.load(Ordering::SeqCst), 0, "nothing was embedded again");
+    assert_eq!(
+        (report.added, report.updated, report.unchanged),
+        (0, 0, 3),
+        "{report:?}"
+    );
+    assert_eq!(
+        embedder.documents.load(Ordering::SeqCst),
+        0,
+        "nothing was embedded again"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -179,7 +193,10 @@ async fn an_upgrade_killed_before_its_meta_is_written_runs_again() {
     let embedder = Arc::new(Counting::default());
     let engine = open(docs.path(), data.path(), embedder.clone()).await;
     assert_eq!(meta(data.path())["text_rule"], TEXT_RULE);
-    assert_eq!(bm25(&engine, "再起動").await.first().map(String::as_str), Some("障害対応 › 障害対応手順"));
+    assert_eq!(
+        bm25(&engine, "再起動").await.first().map(String::as_str),
+        Some("障害対応 › 障害対応手順")
+    );
     engine.indexer.sync(false).await.unwrap();
     assert_eq!(embedder.documents.load(Ordering::SeqCst), 0);
 }

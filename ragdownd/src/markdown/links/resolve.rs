@@ -159,12 +159,10 @@ fn resolve_index(raw: &str, from: &str, documents: &[LinkTarget<'_>]) -> Option<
     if let Some(index) = nearest(by_name, from_dir) {
         return Some(index);
     }
-    let by_alias = documents.iter().enumerate().filter(|(_, document)| {
-        document
-            .aliases
-            .iter()
-            .any(|alias| fold(alias.trim()) == needle)
-    });
+    let by_alias = documents
+        .iter()
+        .enumerate()
+        .filter(|(_, document)| document.aliases.iter().any(|alias| fold(alias.trim()) == needle));
     nearest(by_alias, from_dir)
 }
 
