@@ -566,7 +566,10 @@ mod tests {
                 continue;
             }
             let head: String = text.chars().take(limit).collect();
-            assert!(clipped.starts_with(&format!("{head}… [clipped: {limit} of {len} characters")), "{clipped}");
+            assert!(
+                clipped.starts_with(&format!("{head}… [clipped: {limit} of {len} characters")),
+                "{clipped}"
+            );
         }
     }
 

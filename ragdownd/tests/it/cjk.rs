@@ -200,3 +200,64 @@ async fn an_upgrade_killed_before_its_meta_is_written_runs_again() {
     engine.indexer.sync(false).await.unwrap();
     assert_eq!(embedder.documents.load(Ordering::SeqCst), 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cjk_wikilinks_backlinks_tags_and_aliases_work_on_the_index() {
+    let docs = cjk_docs();
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::default()).await;
+    engine.indexer.sync(false).await.unwrap();
+    let scope = ragdownd::engine::Scope::root(engine.clone());
+
+    let documents = engine.store().documents("").await.unwrap();
+    let doc = |path: &str| documents.iter().find(|d| d.path == path).unwrap();
+    assert_eq!(doc("zh.md").tags, ["运维", "监控"]);
+    assert_eq!(doc("zh.md").aliases, ["备份手册"]);
+    assert_eq!(doc("ja/障害対応.md").tags, ["バックアップ"]);
+    assert_eq!(doc("백업.md").tags, ["백업"]);
+
+    // zh.md links [[ja/障害対応|障害対応手順]] and [[백업]] on line 16; the Japanese note links
+    // zh.md by its alias, [[备份手册]], on line 12.
+    let backlinks = |path: &'static str| {
+        let scope = scope.clone();
+        async move { ragdownd::tools::read::links_to(&scope, path).await.unwrap() }
+    };
+    let linking = |answer: &serde_json::Value| -> Vec<(String, u64)> {
+        answer["backlinks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|doc| {
+                let path = doc["path"].as_str().unwrap().to_string();
+                doc["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(move |line| (path.clone(), line["line"].as_u64().unwrap()))
+            })
+            .collect()
+    };
+    assert_eq!(linking(&backlinks("ja/障害対応").await), [("zh.md".to_string(), 16)]);
+    assert_eq!(linking(&backlinks("백업").await), [("zh.md".to_string(), 16)]);
+    let by_alias = backlinks("备份手册").await;
+    assert_eq!(by_alias["path"], "zh.md");
+    assert_eq!(linking(&by_alias), [("ja/障害対応.md".to_string(), 12)]);
+
+    // A tag filter in CJK.
+    let hits = ragdownd::search::search(
+        engine.store(),
+        engine.embedder.as_ref(),
+        &ragdownd::search::SearchRequest {
+            query: "复制延迟",
+            limit: 3,
+            tag: Some("监控".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        !hits.is_empty() && hits.iter().all(|hit| hit.chunk.path == "zh.md"),
+        "{hits:?}"
+    );
+}
