@@ -59,11 +59,14 @@ fn is_identifier(token: &str) -> bool {
         && !NUMBER_WITH_SUFFIX.is_match(token)
 }
 
-/// Punctuation around a word in prose that is not part of the name.
+/// Punctuation around a word in prose that is not part of the name (CJK punctuation too).
 fn trim_prose(token: &str) -> &str {
     token
-        .trim_start_matches(['(', '[', '{', '\'', '"', '“', '‘', '<'])
-        .trim_end_matches([')', ']', '}', '\'', '"', '”', '’', '>', ',', ';', ':', '!', '?', '.'])
+        .trim_start_matches(['(', '[', '{', '\'', '"', '“', '‘', '<', '（', '「', '『'])
+        .trim_end_matches([
+            ')', ']', '}', '\'', '"', '”', '’', '>', ',', ';', ':', '!', '?', '.', '）', '」', '』', '，', '；', '：',
+            '！', '？', '。', '、',
+        ])
 }
 
 /// The strong names a prompt holds, in the order they appear, without repeats (compared
@@ -96,7 +99,9 @@ pub fn quoted_names(prompt: &str) -> Vec<String> {
         }
         unquoted = unquoted.replace(&caps[0], " ");
     }
-    for word in unquoted.split_whitespace() {
+    // CJK prose has no spaces: its letters part words too, so `用pg_restore恢复` names
+    // `pg_restore`, and `2024年的备份` is no word mixing letters and digits.
+    for word in unquoted.split(|c: char| c.is_whitespace() || cjk::is_cjk(c)) {
         let word = trim_prose(word);
         if is_identifier(word) {
             push(word);
@@ -190,6 +195,15 @@ mod tests {
         ] {
             assert_eq!(quoted_names(prose), Vec::<String>::new(), "{prose}");
         }
+    }
+
+    #[test]
+    fn names_in_cjk_prose_are_the_identifiers_glued_to_it() {
+        // Issue 25: the whole sentence was one "word", and a name if it held `_` or a digit.
+        assert_eq!(quoted_names("用pg_restore恢复数据库"), ["pg_restore"]);
+        assert_eq!(quoted_names("config.yamlの設定を変更するには？"), ["config.yaml"]);
+        assert_eq!(quoted_names("怎么恢复2024年的备份？"), Vec::<String>::new());
+        assert_eq!(quoted_names("ipv6설정（max_batch_size）"), ["ipv6", "max_batch_size"]);
     }
 
     #[test]

@@ -48,7 +48,9 @@ pub fn is_identifier_query(query: &str) -> bool {
         || SLASHED.find_iter(query).any(|m| is_slashed_path(m.as_str()))
         || FLAG.is_match(query)
         || CAMEL.is_match(query)
-        || WORD.find_iter(query).any(|m| mixes_letters_and_digits(m.as_str()))
+        || WORD
+            .find_iter(&without_cjk(query))
+            .any(|m| mixes_letters_and_digits(m.as_str()))
 }
 
 /// `a/b/c`, `deploy/kestrel-ingest`, `docs/readme.md`: two slashes, or a part that is more than
@@ -62,6 +64,12 @@ fn is_slashed_path(run: &str) -> bool {
         || parts
             .iter()
             .any(|p| p.contains(['.', '_', '-']) || mixes_letters_and_digits(p))
+}
+
+/// `query` with its CJK letters as spaces: CJK prose has no spaces, so `第3章` or `2024年` would
+/// otherwise read as a word mixing letters and digits, and `ipv6の設定` would hide `ipv6`.
+fn without_cjk(query: &str) -> String {
+    query.chars().map(|c| if cjk::is_cjk(c) { ' ' } else { c }).collect()
 }
 
 fn mixes_letters_and_digits(word: &str) -> bool {
@@ -112,6 +120,8 @@ mod tests {
             "is LanceDB local",
             "the H200 machine",
             "upgrade to pg14",
+            "ipv6の設定",
+            "用pg_restore恢复",
         ] {
             assert!(is_identifier_query(query), "{query:?} should be routed");
         }
@@ -133,6 +143,10 @@ mod tests {
             "who won the world cup in 1998",
             "a self-hosted server - not a cloud one",
             "What is the production memory limit for Kestrel Ingest?",
+            // Issue 25: CJK numbers and counters are prose.
+            "第3章的内容是什么",
+            "2024年3月的备份在哪里",
+            "3つの手順",
         ] {
             assert!(!is_identifier_query(query), "{query:?} should not be routed");
         }
