@@ -19,7 +19,17 @@
 //!    bigrams weigh; their document frequencies are those of the words they come from (a common
 //!    bigram like `数据` is common and weighs little, a rare one like `备份` weighs much).
 //!    Text without CJK letters is left byte for byte as it was, so English and code rank exactly
-//!    as before.
+//!    as before (`ragdown-bench retrieval`, minilm and hash: every figure the same).
+//!
+//!    Measured (2026-12-03) on the CJK documentation corpus of issue 25 (60 files, 858 chunks), with
+//!    107 keyword queries made from it (a 2-4 letter CJK substring of a chunk found in at most 3
+//!    chunks; a hit is right when it holds the substring): BM25 top-1 went from 0.11 to 0.94 in
+//!    Chinese, 0.00 to 1.00 in Japanese, 0.41 to 0.91 in Korean. LanceDB's own `ngram` tokenizer
+//!    would bigram CJK alike, but it cuts all text, English too: with it (min = max = 2) BM25 alone
+//!    put the right runbook section first for 70.0% of the 210 questions, against 78.1% with the
+//!    `code` tokenizer and this rule, and 93.3% of identifier questions against 100%. jieba and
+//!    lindera need a dictionary on disk (`LANCE_LANGUAGE_MODEL_HOME`), which nothing may
+//!    download at run time.
 //! 2. **Joined identifiers** ([`joined_terms`]), looked for in the bigrammed text, so an
 //!    identifier glued to CJK text (`db.m5.large的配置`) is found as `db_m5_large`.
 
