@@ -261,3 +261,20 @@ async fn cjk_wikilinks_backlinks_tags_and_aliases_work_on_the_index() {
         "{hits:?}"
     );
 }
+
+/// Issue 25: a six-letter CJK question reaches the search (the gates opened, so what the hash
+/// embedder's cosines would drop still shows); a two-letter greeting does not.
+#[tokio::test]
+async fn the_hook_searches_a_short_cjk_question() {
+    let docs = cjk_docs();
+    let data = tempfile::tempdir().unwrap();
+    let mut client = crate::support::StdioClient::start(&crate::support::test_env(docs.path(), data.path())).await;
+    client.ok("ragdown_reindex", serde_json::json!({})).await;
+    let open = |prompt: &str| serde_json::json!({"prompt": prompt, "min_score": 0.0, "min_ratio": 0.0});
+    let block = client.ok("ragdown_context", open("怎么恢复备份？")).await;
+    assert!(block.contains("zh.md:"), "{block}");
+    let block = client.ok("ragdown_context", open("バックアップ復元")).await;
+    assert!(block.contains("<ragdown-context"), "{block}");
+    let nothing = client.ok("ragdown_context", open("你好")).await;
+    assert!(!nothing.contains("<ragdown-context"), "{nothing}");
+}
