@@ -6,7 +6,7 @@
 //! chunk. It must not read files or know about the index: it maps text to values.
 //!
 //! One change was made without a bump: a line longer than [`MAX_CHUNK_CHARS`] is now cut at a
-//! sentence end ([`cut_point`]; CJK `。！？` included) instead of at exactly that many characters.
+//! sentence end (`cut_point`; CJK `。！？` included) instead of at exactly that many characters.
 //! It touches only files holding such a line, a file's chunks are always cut by one rule (a file
 //! is re-chunked whole when it changes), and both rules give whole, correctly numbered sections,
 //! so an index holding both is as correct as either; a bump would have re-embedded every index

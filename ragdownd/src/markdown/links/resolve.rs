@@ -45,7 +45,7 @@ pub fn split_wikilink(raw: &str) -> (&str, Option<&str>) {
 /// 3. the shortest path among those matching by name (ties: alphabetical);
 /// 4. a document with an alias equal to the target, ignoring case (ties as for names).
 ///
-/// "Ignoring case" also ignores Unicode composition ([`fold`]): `백업` names a file that macOS
+/// "Ignoring case" also ignores Unicode composition (`fold`): `백업` names a file that macOS
 /// wrote as `백업.md` in decomposed jamo.
 ///
 /// `from` is the linking document's path. The target may also be a whole link (`Note#Heading`,
