@@ -39,18 +39,19 @@ static WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}_]+"));
 /// Numbers with an English suffix, which prose writes: `3rd`, `10am`, `1990s`.
 static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|th|am|pm|s)$"));
 
-/// Whether `query` names something and so is fused by score rather than by rank.
+/// Whether `query` names something and so is fused by score rather than by rank. A flag, a rooted
+/// path and a word mixing letters and digits are looked for with CJK letters read as spaces
+/// ([`without_cjk`]), so `用--force参数` holds a flag and `第3章` is prose.
 pub fn is_identifier_query(query: &str) -> bool {
+    let spaced = without_cjk(query);
     BACKTICKS.is_match(query)
         || SNAKE.is_match(query)
         || DOTTED.is_match(query)
-        || ROOTED.is_match(query)
+        || ROOTED.is_match(&spaced)
         || SLASHED.find_iter(query).any(|m| is_slashed_path(m.as_str()))
-        || FLAG.is_match(query)
+        || FLAG.is_match(&spaced)
         || CAMEL.is_match(query)
-        || WORD
-            .find_iter(&without_cjk(query))
-            .any(|m| mixes_letters_and_digits(m.as_str()))
+        || WORD.find_iter(&spaced).any(|m| mixes_letters_and_digits(m.as_str()))
 }
 
 /// `a/b/c`, `deploy/kestrel-ingest`, `docs/readme.md`: two slashes, or a part that is more than
@@ -122,6 +123,8 @@ mod tests {
             "upgrade to pg14",
             "ipv6の設定",
             "用pg_restore恢复",
+            "用--force参数是什么",
+            "打开~/notes目录",
         ] {
             assert!(is_identifier_query(query), "{query:?} should be routed");
         }
