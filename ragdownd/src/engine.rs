@@ -134,15 +134,22 @@ impl Engine {
         let is_primary = matches!(claim, primary::Claim::Primary(..));
         let meta_path = options.data_dir.join("meta.json");
         let current = IndexMeta::current(embedder.index_name(), &embedder.fingerprint(), embedder.dim());
+        let stored = IndexMeta::read(&meta_path);
         let rebuild = match is_primary {
-            true => needs_rebuild(&options.data_dir, &meta_path, &current),
+            true => needs_rebuild(&options.data_dir, stored.as_ref(), &current),
             false => {
                 reader_waits_for_rebuild(&options.data_dir, &meta_path, &current).await?;
                 false
             }
         };
         let (store, rebuild) = open_store(&options.data_dir, embedder.dim(), rebuild, is_primary).await?;
-        if rebuild {
+        let retext = is_primary && !rebuild && stored.as_ref().is_some_and(|old| old.text_rule != current.text_rule);
+        if retext {
+            upgrade_text(&store, &options.data_dir).await?;
+        }
+        if rebuild || retext {
+            // Only now: a process killed before this line leaves the old meta, and the next start
+            // rebuilds or upgrades again.
             current
                 .write(&meta_path)
                 .map_err(|e| EngineError::Meta(meta_path.clone(), e))?;
@@ -466,15 +473,33 @@ fn in_folder(root_path: &str, folder: &str) -> bool {
 const READER_REBUILD_WAIT: Duration = Duration::from_secs(10);
 
 /// Whether the primary must rebuild the index: its `meta.json` is missing or was written for
-/// another embedder, chunker or index version.
-fn needs_rebuild(data_dir: &Path, meta_path: &Path, current: &IndexMeta) -> bool {
-    let stored = IndexMeta::read(meta_path);
-    match &stored {
-        Some(old) if old == current => return false,
+/// another embedder, chunker or index version. Another text rule alone is no reason: the engine
+/// upgrades `search_text` in place ([`upgrade_text`]).
+fn needs_rebuild(data_dir: &Path, stored: Option<&IndexMeta>, current: &IndexMeta) -> bool {
+    match stored {
+        Some(old) if old.same_vectors(current) => return false,
         Some(old) => tracing::warn!(?old, new = ?current, "the index was built differently; rebuilding it"),
         None => tracing::info!(dir = %data_dir.display(), "creating a new index"),
     }
     true
+}
+
+/// Rewrites `search_text` under today's text rule and rebuilds the full-text index, keeping the
+/// vectors ([`crate::index::retext`]).
+async fn upgrade_text(store: &Store, data_dir: &Path) -> Result<(), EngineError> {
+    tracing::warn!(
+        dir = %data_dir.display(),
+        rule = crate::index::terms::TEXT_RULE,
+        "the index's full-text terms were built by another rule; rewriting them (no re-embedding)"
+    );
+    let started = std::time::Instant::now();
+    let rows = store.retext(crate::index::retext::current_rule).await?;
+    tracing::info!(
+        rows,
+        ms = started.elapsed().as_millis() as u64,
+        "full-text terms rewritten"
+    );
+    Ok(())
 }
 
 /// A reader never rebuilds: it gives a primary that is rebuilding up to

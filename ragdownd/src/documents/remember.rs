@@ -42,11 +42,14 @@ pub fn slug(title: &str) -> String {
 }
 
 /// Compatibility decomposition (NFKD) with the combining marks it splits off dropped, so `Café`
-/// slugs as `cafe` and `ﬁle` as `file`.
+/// slugs as `cafe` and `ﬁle` as `file`, then composed again (NFC). The Kana voicing marks stay
+/// (`バックアップ` would lose them and become `ハックアッフ`), and composing again puts Hangul
+/// syllables, which NFKD splits into jamo, back together (`백업`, not `백업`).
 fn fold(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     text.nfkd()
-        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .filter(|&c| !unicode_normalization::char::is_combining_mark(c) || matches!(c, '\u{3099}' | '\u{309A}'))
+        .nfc()
         .collect()
 }
 
@@ -234,6 +237,11 @@ mod tests {
         assert_eq!(slug("Kafka retention"), "kafka-retention");
         assert_eq!(slug("  What's up?! (v2) "), "what-s-up-v2");
         assert_eq!(slug("日本語 メモ"), "日本語-メモ");
+        // Issue 25: voiced Kana keep their marks, Hangul stays syllables, half-width Kana widen.
+        assert_eq!(slug("バックアップ 手順"), "バックアップ-手順");
+        assert_eq!(slug("ﾊﾞｯｸｱｯﾌﾟ"), "バックアップ");
+        assert_eq!(slug("백업 복원"), "백업-복원");
+        assert_eq!(slug("数据库备份：步骤"), "数据库备份-步骤");
         assert_eq!(slug("!!!"), "note");
         assert_eq!(slug(""), "note");
         let long = slug(&"word ".repeat(30));

@@ -310,5 +310,10 @@ mod tests {
         assert_eq!(kept(&[10, 11, 10], 20), [true, false, true]);
         // Characters, not bytes.
         assert_eq!(fit_budget(&["é".repeat(10), "é".repeat(10)], 20), [true, true]);
+        // CJK letters count one character each, not three bytes.
+        assert_eq!(
+            fit_budget(&["备".repeat(10), "份".repeat(10), "x".to_string()], 20),
+            [true, true, false]
+        );
     }
 }

@@ -12,6 +12,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::markdown::cjk;
+
 /// Shortest alias that counts, in characters.
 pub const MIN_ALIAS_CHARS: usize = 3;
 
@@ -57,11 +59,14 @@ fn is_identifier(token: &str) -> bool {
         && !NUMBER_WITH_SUFFIX.is_match(token)
 }
 
-/// Punctuation around a word in prose that is not part of the name.
+/// Punctuation around a word in prose that is not part of the name (CJK punctuation too).
 fn trim_prose(token: &str) -> &str {
     token
-        .trim_start_matches(['(', '[', '{', '\'', '"', '“', '‘', '<'])
-        .trim_end_matches([')', ']', '}', '\'', '"', '”', '’', '>', ',', ';', ':', '!', '?', '.'])
+        .trim_start_matches(['(', '[', '{', '\'', '"', '“', '‘', '<', '（', '「', '『'])
+        .trim_end_matches([
+            ')', ']', '}', '\'', '"', '”', '’', '>', ',', ';', ':', '!', '?', '.', '）', '」', '』', '，', '；', '：',
+            '！', '？', '。', '、',
+        ])
 }
 
 /// The strong names a prompt holds, in the order they appear, without repeats (compared
@@ -94,7 +99,9 @@ pub fn quoted_names(prompt: &str) -> Vec<String> {
         }
         unquoted = unquoted.replace(&caps[0], " ");
     }
-    for word in unquoted.split_whitespace() {
+    // CJK prose has no spaces: its letters part words too, so `用pg_restore恢复` names
+    // `pg_restore`, and `2024年的备份` is no word mixing letters and digits.
+    for word in unquoted.split(|c: char| c.is_whitespace() || cjk::is_cjk(c)) {
         let word = trim_prose(word);
         if is_identifier(word) {
             push(word);
@@ -107,21 +114,23 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Whether `haystack` holds `needle` whole, case-insensitively: not as part of a longer word.
+/// Whether `haystack` holds `needle` whole, case-insensitively: not as part of a longer word
+/// (next to a CJK letter any position ends a word: [`cjk::is_word_boundary`]).
 pub fn holds_whole(haystack: &str, needle: &str) -> bool {
     let needle = needle.trim().to_lowercase();
     if needle.is_empty() {
         return false;
     }
     let haystack = haystack.to_lowercase();
-    let first_is_word = needle.chars().next().is_some_and(is_word_char);
-    let last_is_word = needle.chars().next_back().is_some_and(is_word_char);
+    let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else {
+        return false;
+    };
     let mut from = 0;
     while let Some(found) = haystack[from..].find(&needle) {
         let start = from + found;
         let end = start + needle.len();
-        let before_ok = !first_is_word || !haystack[..start].chars().next_back().is_some_and(is_word_char);
-        let after_ok = !last_is_word || !haystack[end..].chars().next().is_some_and(is_word_char);
+        let before_ok = !is_word_char(first) || cjk::is_word_boundary(first, haystack[..start].chars().next_back());
+        let after_ok = !is_word_char(last) || cjk::is_word_boundary(last, haystack[end..].chars().next());
         if before_ok && after_ok {
             return true;
         }
@@ -131,12 +140,13 @@ pub fn holds_whole(haystack: &str, needle: &str) -> bool {
 }
 
 /// Whether a prompt calls a document by one of its aliases: whole, case-insensitively, and only
-/// aliases of [`MIN_ALIAS_CHARS`] characters or more.
+/// aliases of [`MIN_ALIAS_CHARS`] characters' worth or more (a CJK letter counts 2:
+/// [`cjk::weight`]).
 pub fn holds_alias(prompt: &str, aliases: &[String]) -> bool {
     aliases
         .iter()
         .map(|alias| alias.trim())
-        .filter(|alias| alias.chars().count() >= MIN_ALIAS_CHARS)
+        .filter(|alias| cjk::weight(alias) >= MIN_ALIAS_CHARS)
         .any(|alias| holds_whole(prompt, alias))
 }
 
@@ -188,6 +198,15 @@ mod tests {
     }
 
     #[test]
+    fn names_in_cjk_prose_are_the_identifiers_glued_to_it() {
+        // Issue 25: the whole sentence was one "word", and a name if it held `_` or a digit.
+        assert_eq!(quoted_names("用pg_restore恢复数据库"), ["pg_restore"]);
+        assert_eq!(quoted_names("config.yamlの設定を変更するには？"), ["config.yaml"]);
+        assert_eq!(quoted_names("怎么恢复2024年的备份？"), Vec::<String>::new());
+        assert_eq!(quoted_names("ipv6설정（max_batch_size）"), ["ipv6", "max_batch_size"]);
+    }
+
+    #[test]
     fn names_match_whole_and_case_insensitively() {
         assert!(holds_whole("Run PG_RESTORE twice.", "pg_restore"));
         assert!(!holds_whole("Run pg_restore_all twice.", "pg_restore"));
@@ -205,5 +224,16 @@ mod tests {
         assert!(holds_alias("what does bluejay deploy?", &aliases));
         assert!(!holds_alias("what does bluejays deploy?", &aliases));
         assert!(!holds_alias("ask qa about it", &aliases), "two characters are too few");
+    }
+
+    #[test]
+    fn cjk_names_and_aliases_are_found_inside_a_sentence() {
+        // Issue 25: CJK text has no spaces between words.
+        let aliases = vec!["备份手册".to_string(), "库".to_string()];
+        assert!(holds_alias("备份手册在哪里？", &aliases));
+        assert!(holds_alias("请看备份手册", &aliases));
+        assert!(!holds_alias("数据库在哪里", &aliases), "one CJK letter is too few");
+        assert!(holds_whole("每天用pg_restore恢复", "pg_restore"));
+        assert!(!holds_whole("每天用pg_restore_all恢复", "pg_restore"));
     }
 }

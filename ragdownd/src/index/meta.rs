@@ -1,11 +1,15 @@
-//! `meta.json`: what the index was built with. Any difference from the running configuration
-//! means the stored vectors or chunks are not comparable, and the index is rebuilt.
+//! `meta.json`: what the index was built with. A difference from the running configuration in
+//! the embedder, chunker or index version means the stored vectors or chunks are not comparable,
+//! and the index is rebuilt; a difference in the text rule alone means only `search_text` and the
+//! full-text index are out of date, and they are rewritten without re-embedding
+//! ([`super::retext`]).
 
 use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::terms::TEXT_RULE;
 use crate::markdown::chunker::CHUNKER_VERSION;
 
 /// Bumped whenever the table's columns or their meaning change (7: tables embedded row by row).
@@ -21,6 +25,10 @@ pub struct IndexMeta {
     pub dim: usize,
     pub chunker_version: u32,
     pub index_version: u32,
+    /// The rule `search_text` and the full-text index were built with
+    /// ([`super::terms::TEXT_RULE`]); 0 in a `meta.json` written before there was one.
+    #[serde(default)]
+    pub text_rule: u32,
 }
 
 impl IndexMeta {
@@ -32,7 +40,17 @@ impl IndexMeta {
             dim,
             chunker_version: CHUNKER_VERSION,
             index_version: INDEX_VERSION,
+            text_rule: TEXT_RULE,
         }
+    }
+
+    /// Whether an index built as `self` says holds vectors and chunks comparable to `other`'s:
+    /// everything but the text rule is the same.
+    pub fn same_vectors(&self, other: &Self) -> bool {
+        Self {
+            text_rule: other.text_rule,
+            ..self.clone()
+        } == *other
     }
 
     /// Reads `meta.json`; a missing or unreadable file is `None` (and so a rebuild).
@@ -71,5 +89,21 @@ mod tests {
         assert_eq!(IndexMeta::read(&path), Some(meta));
         std::fs::write(&path, "{not json").unwrap();
         assert_eq!(IndexMeta::read(&path), None);
+    }
+
+    #[test]
+    fn a_meta_from_before_the_text_rule_reads_as_rule_0_with_the_same_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("meta.json");
+        let current = IndexMeta::current("hash-384", "hash-384", 384);
+        let mut old = serde_json::to_value(&current).unwrap();
+        old.as_object_mut().unwrap().remove("text_rule");
+        std::fs::write(&path, old.to_string()).unwrap();
+        let read = IndexMeta::read(&path).unwrap();
+        assert_eq!(read.text_rule, 0);
+        assert_ne!(read, current);
+        assert!(read.same_vectors(&current));
+        let other = IndexMeta::current("tiny-8", "tiny-8", 8);
+        assert!(!read.same_vectors(&other));
     }
 }

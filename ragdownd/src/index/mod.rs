@@ -9,6 +9,7 @@ pub mod meta;
 pub mod primary;
 pub mod reads;
 pub mod resident;
+pub mod retext;
 pub mod rows;
 pub mod scan;
 pub mod store;

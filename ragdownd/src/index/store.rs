@@ -107,7 +107,8 @@ pub struct Store {
     keep_versions_for: std::time::Duration,
 }
 
-fn schema(dim: usize) -> SchemaRef {
+/// The table's columns for vectors of `dim` dimensions.
+pub(super) fn schema(dim: usize) -> SchemaRef {
     let utf8 = |name: &str| Field::new(name, DataType::Utf8, false);
     Arc::new(Schema::new(vec![
         utf8("id"),
@@ -152,7 +153,7 @@ pub struct Optimized {
 
 /// A write of this process in flight, counted in [`Store::writing`] until dropped (an error
 /// part-way included), with the table's version before it.
-struct Write<'a> {
+pub(super) struct Write<'a> {
     writing: &'a AtomicUsize,
     before: u64,
 }
@@ -175,6 +176,26 @@ const INDEX_CACHE_BYTES: usize = 32 << 20;
 /// LanceDB's metadata cache (manifests, fragment and file metadata), in bytes; bounded for the
 /// same reason.
 const METADATA_CACHE_BYTES: usize = 16 << 20;
+
+/// The full-text index's tokenizer settings. A change here changes what BM25 matches, so it bumps
+/// [`super::terms::TEXT_RULE`], which rebuilds existing indexes' full-text index at start.
+///
+/// The `code` tokenizer keeps `pg_restore` one token (the default `simple` one splits it);
+/// `split_identifiers` + `preserve_original` index its parts too, so prose that says "restore"
+/// still meets it. Identifiers joined by `.`, `/`, `-` reach the index whole as the sync's joined
+/// terms, and CJK runs as bigrams (`index::terms`). Words are stemmed and English stop words left
+/// out. Operators are not indexed: they lengthen code-heavy chunks, which BM25 then ranks lower. On
+/// the runbook benchmark (minilm, 210 questions) BM25 alone put the right section first for 76%
+/// this way, 67% without the parts, 62% with operators indexed (`ragdown-bench retrieval`,
+/// bench/results).
+fn text_index_params() -> FtsIndexBuilder {
+    FtsIndexBuilder::code()
+        .split_identifiers(true)
+        .preserve_original(true)
+        .split_on_numerics(false)
+        .stem(true)
+        .remove_stop_words(true)
+}
 
 impl Store {
     /// Opens (or creates) the table under `lance_dir`. With `rebuild`, any existing table is
@@ -259,7 +280,7 @@ impl Store {
 
     /// Marks a write begun, so queries keep the resident vectors as they are until
     /// [`Store::end_write`] brings them over it.
-    async fn begin_write(&self) -> Result<Write<'_>> {
+    pub(super) async fn begin_write(&self) -> Result<Write<'_>> {
         self.writes.fetch_add(1, Ordering::AcqRel);
         self.writing.fetch_add(1, Ordering::AcqRel);
         let mut write = Write {
@@ -272,13 +293,13 @@ impl Store {
 
     /// Brings the resident vectors over a finished write (`change`), or drops them when they were
     /// not the version the write began from.
-    async fn end_write(&self, write: Write<'_>, change: impl FnOnce(&mut Resident)) -> Result<()> {
+    pub(super) async fn end_write(&self, write: Write<'_>, change: impl FnOnce(&mut Resident)) -> Result<()> {
         let after = self.table.version().await?;
         self.resident_wrote(write.before, after, change);
         Ok(())
     }
 
-    fn forget_cached(&self) {
+    pub(super) fn forget_cached(&self) {
         *self.superseded.lock() = None;
         *self.names.lock() = None;
     }
@@ -306,27 +327,24 @@ impl Store {
                 .await?;
         }
         if !has_text {
-            // The `code` tokenizer keeps `pg_restore` one token (the default `simple` one splits
-            // it); `split_identifiers` + `preserve_original` index its parts too, so prose that
-            // says "restore" still meets it. Identifiers joined by `.`, `/`, `-` reach the index
-            // whole as the sync's joined terms. Words are stemmed and English stop words left out.
-            // Operators are not indexed: they lengthen code-heavy chunks, which BM25
-            // then ranks lower. On the runbook benchmark (minilm, 210 questions) BM25 alone put
-            // the right section first for 76% this way, 67% without the parts, 62% with
-            // operators indexed (`ragdown-bench retrieval`, bench/results).
-            let params = FtsIndexBuilder::code()
-                .split_identifiers(true)
-                .preserve_original(true)
-                .split_on_numerics(false)
-                .stem(true)
-                .remove_stop_words(true);
             self.table
-                .create_index(&["search_text"], Index::FTS(params))
+                .create_index(&["search_text"], Index::FTS(text_index_params()))
                 .execute()
                 .await?;
         }
         self.has_indices.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// Builds the full-text index again over every row, replacing the one there is (with its
+    /// tokenizer settings): what [`Store::retext`] does after rewriting `search_text`.
+    pub(super) async fn rebuild_text_index(&self) -> Result<()> {
+        let indices = self.table.list_indices().await?;
+        if let Some(text) = index_on(&indices, "search_text") {
+            self.table.drop_index(&text.name).await?;
+        }
+        self.has_indices.store(false, Ordering::Release);
+        self.ensure_indices().await
     }
 
     /// Folds new rows into the full-text index, compacts the table, and deletes the files of

@@ -528,16 +528,11 @@ impl Shared {
             let meta = &doc.meta;
             let tags = format!(" {} ", meta.tags.join(" "));
             for chunk in &doc.chunks {
-                let embedding_text = chunker::embedding_text(&doc.title, chunk);
-                let mut search_text = if chunk.index == 0 && !meta.aliases.is_empty() {
-                    format!("{embedding_text}\n\n{}", meta.aliases.join("\n"))
-                } else {
-                    embedding_text
+                let aliases: Vec<&str> = match chunk.index {
+                    0 => meta.aliases.iter().map(String::as_str).collect(),
+                    _ => Vec::new(),
                 };
-                let terms = super::terms::joined_terms(&search_text);
-                if !terms.is_empty() {
-                    search_text = format!("{search_text}\n\n{}", terms.join(" "));
-                }
+                let search_text = super::terms::search_text(&chunker::embedding_text(&doc.title, chunk), &aliases);
                 rows.push(ChunkRow {
                     id: format!("{}#{}@{}", file.listed.path, chunk.index, &file.hash[..12]),
                     path: file.listed.path.clone(),

@@ -5,6 +5,13 @@
 //! [`CHUNKER_VERSION`], which makes existing indexes rebuild instead of mixing two kinds of
 //! chunk. It must not read files or know about the index: it maps text to values.
 //!
+//! One change was made without a bump: a line longer than [`MAX_CHUNK_CHARS`] is now cut at a
+//! sentence end (`cut_point`; CJK `。！？` included) instead of at exactly that many characters.
+//! It touches only files holding such a line, a file's chunks are always cut by one rule (a file
+//! is re-chunked whole when it changes), and both rules give whole, correctly numbered sections,
+//! so an index holding both is as correct as either; a bump would have re-embedded every index
+//! for it.
+//!
 //! Lengths are counted in Unicode scalar values (`chars().count()`), not UTF-16 code units as a
 //! JavaScript chunker would, so the two differ only for characters outside the Basic Multilingual
 //! Plane (emoji, some CJK), where a chunk here may hold a few more of them; strings are only ever
@@ -14,6 +21,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::cjk;
 use super::frontmatter::{self, DocumentMeta, split_frontmatter};
 use super::{Fences, is_blank, normalise_newlines, trim_js};
 
@@ -292,7 +300,7 @@ fn paragraph(section: &Section<'_>, start: usize, end: usize) -> Piece {
 }
 
 /// Cuts a paragraph longer than `max_chars` at line boundaries, and a single line longer than
-/// `max_chars` by length, its pieces all on that one line.
+/// `max_chars` at sentence ends where it can be ([`cut_point`]), its pieces all on that one line.
 ///
 /// A fenced block is a paragraph like any other here: one longer than `max_chars` is cut too,
 /// at its line boundaries where it can be, because an oversized chunk would be truncated by the
@@ -328,22 +336,57 @@ fn hard_split(paragraph: Piece, max_chars: usize) -> Vec<Piece> {
     out
 }
 
-/// Starts the empty `open` piece with `line`, first emitting `max_chars`-long cuts of it while it
-/// is too long to fit whole.
+/// Starts the empty `open` piece with `line`, first emitting cuts of at most `max_chars` while it
+/// is too long to fit whole, each at the best place [`cut_point`] finds.
 fn push_cut_line(out: &mut Vec<Piece>, open: &mut Piece, mut line: &str, mut line_chars: usize, max_chars: usize) {
     while line_chars > max_chars {
-        let cut = line.char_indices().nth(max_chars).map_or(line.len(), |(at, _)| at);
+        let (cut, chars) = cut_point(line, max_chars);
         out.push(Piece {
             text: line[..cut].to_owned(),
-            chars: max_chars,
+            chars,
             line_start: open.line_start,
             line_end: open.line_start,
         });
         line = &line[cut..];
-        line_chars -= max_chars;
+        line_chars -= chars;
     }
     open.text.push_str(line);
     open.chars = line_chars;
+}
+
+/// Where to cut a line longer than `max_chars`: the byte offset and the characters before it. The
+/// last sentence end in the first `max_chars` characters (`. ` `! ` `? `, or CJK `。．｡！？；`,
+/// which need no space: [`cjk::ends_sentence`]), with the spaces and closing quotes after it;
+/// else the last clause mark (`、，､,`); else the last space; else `max_chars` characters, which
+/// only text without spaces or punctuation, such as a very long CJK sentence, comes to. A cut
+/// point in the first half of the window is passed over for the next kind, so pieces stay long.
+fn cut_point(line: &str, max_chars: usize) -> (usize, usize) {
+    let hard = line.char_indices().nth(max_chars).map_or(line.len(), |(at, _)| at);
+    // (byte offset, characters) after the last sentence end, clause mark and space.
+    let (mut sentence, mut clause, mut space) = (None, None, None);
+    let mut previous_ends = false;
+    for (count, (at, c)) in line[..hard].char_indices().enumerate() {
+        let after = Some((at + c.len_utf8(), count + 1));
+        let ascii_end = matches!(c, '.' | '!' | '?') && line[at + 1..].starts_with(char::is_whitespace);
+        let closing = matches!(c, '」' | '』' | '）' | '"' | '\'' | '”' | '’' | ')');
+        if cjk::ends_sentence(c) || ascii_end || (previous_ends && (c.is_whitespace() || closing)) {
+            sentence = after;
+            previous_ends = true;
+            continue;
+        }
+        previous_ends = false;
+        if matches!(c, '、' | '，' | '､' | ',') {
+            clause = after;
+        } else if c.is_whitespace() {
+            space = after;
+        }
+    }
+    let long_enough = |cut: &Option<(usize, usize)>| cut.is_some_and(|(_, chars)| chars >= max_chars / 2);
+    [sentence, clause, space]
+        .into_iter()
+        .find(long_enough)
+        .flatten()
+        .unwrap_or((hard, max_chars))
 }
 
 #[cfg(test)]
@@ -524,6 +567,57 @@ mod tests {
         assert_eq!(lines_of(&doc), [(1, 1), (3, 3), (3, 3), (3, 3)]);
         let rejoined: String = doc.chunks[1..].iter().map(|c| c.text.as_str()).collect();
         assert_eq!(rejoined, long);
+    }
+
+    #[test]
+    fn a_long_cjk_line_is_cut_at_sentence_ends() {
+        // Issue 25: 60 sentences of 29 letters and a full stop, on one line, no spaces anywhere.
+        let sentence = |i: usize| format!("第{i:02}数据库备份每天凌晨三点开始并在完成后检查校验和是否一。");
+        let line: String = (0..60).map(sentence).collect();
+        assert_eq!(chars(&sentence(0)), 30);
+        let doc = chunk_document("x.md", &line);
+        let sizes: Vec<usize> = doc.chunks.iter().map(|c| chars(&c.text)).collect();
+        assert_eq!(sizes, [1500, 300], "50 whole sentences fit in 1,500 characters");
+        for chunk in &doc.chunks {
+            assert!(
+                chunk.text.starts_with('第') && chunk.text.ends_with('。'),
+                "{}",
+                chunk.text
+            );
+        }
+        let rejoined: String = doc.chunks.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(rejoined, line);
+
+        // Sentences of 31 characters: 48 fit, and the cut comes after the 48th sentence's marks,
+        // not at the 1,500th character inside the 49th sentence.
+        let line: String = (0..60)
+            .map(|i| format!("第{i:02}数据库备份每天凌晨三点开始并在完成后检查校验和是否一！？"))
+            .collect();
+        let doc = chunk_document("x.md", &line);
+        let sizes: Vec<usize> = doc.chunks.iter().map(|c| chars(&c.text)).collect();
+        assert_eq!(sizes, [31 * 48, 31 * 12]);
+        assert!(doc.chunks[0].text.ends_with("！？"));
+    }
+
+    #[test]
+    fn long_lines_are_cut_after_a_sentence_then_a_clause_then_a_space() {
+        // English: after ". ", so the next piece starts with its sentence.
+        let line = "Restore the nightly backup first. ".repeat(60);
+        let doc = chunk_document("x.md", line.trim_end());
+        assert!(doc.chunks.len() > 1);
+        assert!(doc.chunks[0].text.ends_with("first. ") && doc.chunks[1].text.starts_with("Restore"));
+        // A Japanese sentence with only commas (、) is cut after one.
+        let line = "バックアップを確認し、".repeat(200);
+        let doc = chunk_document("x.md", &line);
+        assert!(doc.chunks[0].text.ends_with('、') && chars(&doc.chunks[0].text) <= MAX_CHUNK_CHARS);
+        // Words without punctuation: after the last space.
+        let line = "backup restore verify ".repeat(100);
+        let doc = chunk_document("x.md", &line);
+        assert!(doc.chunks[0].text.ends_with("verify "));
+        // A cut point in the first half is passed over for the next kind.
+        let line = format!("Short. {}", "word ".repeat(400));
+        let doc = chunk_document("x.md", &line);
+        assert!(chars(&doc.chunks[0].text) > 1400, "{}", chars(&doc.chunks[0].text));
     }
 
     #[test]

@@ -24,9 +24,13 @@ static FRONT_END: LazyLock<Regex> =
 /// otherwise not valid YAML.
 static TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^title:\s*(.+?)\s*$").expect("valid title regex"));
 
-/// An inline `#tag` in prose: at the start of the line or after whitespace.
-static INLINE_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?:^|\s)#([\p{L}\p{N}_\-/]+)").expect("valid inline tag regex"));
+/// An inline `#tag` in prose: at the start of the line, after whitespace, or after CJK
+/// punctuation (`、。「」（）！，：；？`), which CJK prose never follows with a space
+/// (`#バックアップ、#백업` is two tags).
+static INLINE_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s\x{3001}-\x{3003}\x{3008}-\x{3011}\x{3014}-\x{301B}\x{FF01}\x{FF08}\x{FF09}\x{FF0C}\x{FF0E}\x{FF1A}\x{FF1B}\x{FF1F}])#([\p{L}\p{N}_\-/]+)")
+        .expect("valid inline tag regex")
+});
 
 /// What a tag may consist of, after normalisation.
 static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[\p{L}\p{N}_\-/]+$").expect("valid tag regex"));
@@ -339,6 +343,19 @@ mod tests {
                 "v2"
             ]
         );
+    }
+
+    #[test]
+    fn cjk_tags_and_aliases() {
+        let doc = meta(
+            "---\ntags: [运维, 数据库/备份]\naliases: [备份手册, バックアップ手順]\n---\n\
+             监控磁盘空间。 #监控\n毎朝確認する #バックアップ、#백업\u{3000}#障害対応。\n`#不是标签`",
+        );
+        assert_eq!(
+            doc.tags,
+            ["运维", "数据库/备份", "监控", "バックアップ", "백업", "障害対応"]
+        );
+        assert_eq!(doc.aliases, ["备份手册", "バックアップ手順"]);
     }
 
     #[test]

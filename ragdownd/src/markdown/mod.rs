@@ -11,6 +11,7 @@
 //! lines, fenced code) live here, so the two can never disagree about what is code.
 
 pub mod chunker;
+pub mod cjk;
 pub mod frontmatter;
 pub mod links;
 pub mod tables;

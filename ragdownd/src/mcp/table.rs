@@ -83,7 +83,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         description: "For hooks that run before a turn, not for answering questions yourself (use ragdown_recall): \
             the sections of the user's documents related to a prompt, as a ready-to-inject <ragdown-context> block, \
             or empty text when nothing is similar enough. Unlike ragdown_recall it filters by similarity (min_score, \
-            and min_ratio of the best hit), skips prompts under 12 characters and slash commands, and never returns \
+            and min_ratio of the best hit), skips prompts under 12 characters (a Chinese, Japanese or Korean letter counts as 2) and slash commands, and never returns \
             a section twice for the same session_id. reset: true first forgets what that session was given; call it \
             with an empty prompt after the client compacts or clears its context. format: claude-code wraps the \
             block as the JSON a Claude Code UserPromptSubmit hook adds to the prompt.",

@@ -11,6 +11,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::markdown::cjk;
+
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid regex")
 }
@@ -37,16 +39,19 @@ static WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}_]+"));
 /// Numbers with an English suffix, which prose writes: `3rd`, `10am`, `1990s`.
 static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|th|am|pm|s)$"));
 
-/// Whether `query` names something and so is fused by score rather than by rank.
+/// Whether `query` names something and so is fused by score rather than by rank. A flag, a rooted
+/// path and a word mixing letters and digits are looked for with CJK letters read as spaces
+/// ([`without_cjk`]), so `用--force参数` holds a flag and `第3章` is prose.
 pub fn is_identifier_query(query: &str) -> bool {
+    let spaced = without_cjk(query);
     BACKTICKS.is_match(query)
         || SNAKE.is_match(query)
         || DOTTED.is_match(query)
-        || ROOTED.is_match(query)
+        || ROOTED.is_match(&spaced)
         || SLASHED.find_iter(query).any(|m| is_slashed_path(m.as_str()))
-        || FLAG.is_match(query)
+        || FLAG.is_match(&spaced)
         || CAMEL.is_match(query)
-        || WORD.find_iter(query).any(|m| mixes_letters_and_digits(m.as_str()))
+        || WORD.find_iter(&spaced).any(|m| mixes_letters_and_digits(m.as_str()))
 }
 
 /// `a/b/c`, `deploy/kestrel-ingest`, `docs/readme.md`: two slashes, or a part that is more than
@@ -62,23 +67,33 @@ fn is_slashed_path(run: &str) -> bool {
             .any(|p| p.contains(['.', '_', '-']) || mixes_letters_and_digits(p))
 }
 
+/// `query` with its CJK letters as spaces: CJK prose has no spaces, so `第3章` or `2024年` would
+/// otherwise read as a word mixing letters and digits, and `ipv6の設定` would hide `ipv6`.
+fn without_cjk(query: &str) -> String {
+    query.chars().map(|c| if cjk::is_cjk(c) { ' ' } else { c }).collect()
+}
+
 fn mixes_letters_and_digits(word: &str) -> bool {
     word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
 }
 
-/// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case.
-/// Aliases under three characters never match: too many words would.
+/// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case;
+/// next to a CJK letter any position is a word's end ([`cjk::is_word_boundary`]). Aliases under
+/// three characters' worth never match, too many words would; a CJK letter counts 2
+/// ([`cjk::weight`]), so `备份` does and `库` does not.
 pub fn names_alias(query: &str, alias: &str) -> bool {
     let alias = alias.trim().to_lowercase();
-    if alias.chars().count() < 3 {
+    let (Some(first), Some(last)) = (alias.chars().next(), alias.chars().next_back()) else {
+        return false;
+    };
+    if cjk::weight(&alias) < 3 {
         return false;
     }
     let query = query.to_lowercase();
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     query.match_indices(&alias).any(|(at, _)| {
         let before = query[..at].chars().next_back();
         let after = query[at + alias.len()..].chars().next();
-        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        cjk::is_word_boundary(first, before) && cjk::is_word_boundary(last, after)
     })
 }
 
@@ -106,6 +121,10 @@ mod tests {
             "is LanceDB local",
             "the H200 machine",
             "upgrade to pg14",
+            "ipv6の設定",
+            "用pg_restore恢复",
+            "用--force参数是什么",
+            "打开~/notes目录",
         ] {
             assert!(is_identifier_query(query), "{query:?} should be routed");
         }
@@ -127,6 +146,10 @@ mod tests {
             "who won the world cup in 1998",
             "a self-hosted server - not a cloud one",
             "What is the production memory limit for Kestrel Ingest?",
+            // Issue 25: CJK numbers and counters are prose.
+            "第3章的内容是什么",
+            "2024年3月的备份在哪里",
+            "3つの手順",
         ] {
             assert!(!is_identifier_query(query), "{query:?} should not be routed");
         }
@@ -144,5 +167,21 @@ mod tests {
         assert!(!names_alias("the quartz_key setting", "Quartz"), "inside an identifier");
         assert!(!names_alias("Who owns DB?", "DB"), "under three characters");
         assert!(names_alias("Who owns Ops?", " ops "), "trimmed, three characters");
+        assert!(!names_alias("the x.net site", ".net"), "a word goes on before it");
+    }
+
+    #[test]
+    fn cjk_aliases_are_named_inside_a_sentence() {
+        // Issue 25: CJK text has no spaces, so the letters around an alias are no longer word.
+        assert!(names_alias("怎么做数据库备份？", "数据库备份"));
+        assert!(names_alias("备份手册在哪里", "备份手册"));
+        assert!(names_alias("Bluejay的部署在哪里", "bluejay"));
+        assert!(names_alias("障害対応手順を教えて", "障害対応手順"));
+        assert!(
+            names_alias("백업을 어떻게 복원하나요", "백업"),
+            "two Hangul letters are enough"
+        );
+        assert!(!names_alias("数据库在哪", "库"), "one CJK letter is too few");
+        assert!(!names_alias("我的bluejays", "bluejay"), "a Latin word goes on after it");
     }
 }

@@ -27,8 +27,18 @@ use crate::settings::{FOLDER_SETTINGS_FILE, HookOverrides, SAVED_SETTINGS_FILE};
 pub use crate::hook::memory::MAX_SESSIONS;
 pub use crate::settings::HookDefaults;
 
-/// A prompt shorter than this many characters after trimming gets nothing.
+/// A prompt that holds less than this many characters' worth after trimming gets nothing
+/// ([`is_short`]).
 pub const MIN_PROMPT_CHARS: usize = 12;
+
+/// Whether a trimmed prompt is too short to search: it weighs less than [`MIN_PROMPT_CHARS`],
+/// counting each Chinese, Japanese or Korean letter as two characters and anything else as one
+/// ([`crate::markdown::cjk::weight`]). A CJK word is two letters where an English one is five or
+/// six, so counting characters alone dropped real questions (`怎么恢复备份？`, 7 characters);
+/// a prompt without CJK letters is gated on its length exactly as before.
+pub fn is_short(prompt: &str) -> bool {
+    crate::markdown::cjk::weight(prompt) < MIN_PROMPT_CHARS
+}
 
 /// The block's fixed opening lines after the `<ragdown-context>` tag: what the excerpts are and how
 /// far to trust them. Agents read it every turn, so it changes only with care.
@@ -257,7 +267,7 @@ pub async fn run(scope: &Scope, settings: &ToolSettings, args: &ContextArgs) -> 
     }
     // JavaScript's trim() also strips a byte-order mark, which `char::is_whitespace` does not.
     let prompt = args.prompt.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if prompt.chars().count() < MIN_PROMPT_CHARS {
+    if is_short(prompt) {
         return Ok(ContextRun {
             skipped: Some("short"),
             ..ContextRun::default()
@@ -353,6 +363,26 @@ pub async fn context(scope: &Scope, settings: &ToolSettings, args: ContextArgs) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_cjk_questions_pass_the_gate_as_english_ones_do() {
+        // Issue 25: six CJK letters are a real question.
+        for question in [
+            "怎么恢复备份？",
+            "バックアップ復元",
+            "백업 복원 방법",
+            "恢复数据库备份",
+            "where are backups",
+        ] {
+            assert!(!is_short(question), "{question}");
+        }
+        for short in ["你好", "谢谢你！", "ありがとう", "hello there", "ok thanks!", "备份？"] {
+            assert!(is_short(short), "{short}");
+        }
+        // English is gated on characters, as before: 11 is short, 12 is not.
+        assert!(is_short("abcdefghijk"));
+        assert!(!is_short("abcdefghijkl"));
+    }
 
     fn args(value: serde_json::Value) -> ContextArgs {
         serde_json::from_value(value).unwrap()

@@ -554,6 +554,25 @@ mod tests {
         assert!(clip("ééééé", 2, target, 1, 1).starts_with("éé…"));
     }
 
+    #[test]
+    fn clip_cuts_cjk_text_between_characters_at_every_limit() {
+        // Three-byte CJK letters, a four-byte one (𠀋) and ASCII mixed: any byte cut would panic.
+        let text = "数据库备份：用pg_restore恢复𠀋。バックアップ復元、백업 복원";
+        let len = text.chars().count();
+        for limit in 0..=len + 1 {
+            let clipped = clip(text, limit, r#"path: "zh.md""#, 3, 9);
+            if limit == 0 || limit >= len {
+                assert_eq!(clipped, text);
+                continue;
+            }
+            let head: String = text.chars().take(limit).collect();
+            assert!(
+                clipped.starts_with(&format!("{head}… [clipped: {limit} of {len} characters")),
+                "{clipped}"
+            );
+        }
+    }
+
     /// A sync that fails on the server's side (here: the docs dir is gone) is the server's
     /// failure, not a refusal of the call's arguments.
     #[tokio::test(flavor = "multi_thread")]

@@ -6,6 +6,7 @@ mod api;
 mod api_docs;
 mod api_dropin;
 mod api_settings;
+mod cjk;
 mod context;
 mod context_rules;
 mod dense;

@@ -335,6 +335,29 @@ mod tests {
     }
 
     #[test]
+    fn cjk_wikilinks_are_found_with_their_parts() {
+        let source = "另见[[数据库备份]]和 [[ja/障害対応#手順|表示]]。\n詳しくは![[図.png]]を参照。";
+        assert_eq!(
+            summary(source),
+            [
+                (LinkKind::Wiki, "数据库备份".into(), None, None, 1, false),
+                (
+                    LinkKind::Wiki,
+                    "ja/障害対応".into(),
+                    Some("手順".into()),
+                    Some("表示".into()),
+                    1,
+                    false
+                ),
+                (LinkKind::Wiki, "図.png".into(), None, None, 2, true),
+            ]
+        );
+        let link = &find_links(source)[0];
+        assert_eq!(&source[link.range.clone()], "[[数据库备份]]");
+        assert_eq!(&source[link.target_range.clone()], "数据库备份");
+    }
+
+    #[test]
     fn wikilink_parts_and_ranges() {
         let source = "See [[Plan#Goals|the plan]] and ![[image.png]] and [[ Spaced ]] and [[#Local]].";
         let links = find_links(source);

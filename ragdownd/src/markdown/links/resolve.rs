@@ -7,6 +7,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use unicode_normalization::UnicodeNormalization;
 
 use super::{LinkTarget, MARKDOWN_EXT, dirname, heading_name, percent_decode, strip_markdown};
 use crate::markdown::Fences;
@@ -43,6 +44,9 @@ pub fn split_wikilink(raw: &str) -> (&str, Option<&str>) {
 ///    on the trailing path segments, so `sub/Note` works) in the linking document's directory;
 /// 3. the shortest path among those matching by name (ties: alphabetical);
 /// 4. a document with an alias equal to the target, ignoring case (ties as for names).
+///
+/// "Ignoring case" also ignores Unicode composition (`fold`): `백업` names a file that macOS
+/// wrote as `백업.md` in decomposed jamo.
 ///
 /// `from` is the linking document's path. The target may also be a whole link (`Note#Heading`,
 /// `[[Note|shown]]`): the heading and alias are ignored. Backslashes count as `/`, valid `%20`
@@ -131,21 +135,21 @@ fn resolve_index(raw: &str, from: &str, documents: &[LinkTarget<'_>]) -> Option<
         }
     }
     for path in &exact {
-        let path = path.to_lowercase();
+        let path = fold(path);
         let found = documents
             .iter()
             .enumerate()
-            .filter(|(_, document)| document.path.to_lowercase() == path)
+            .filter(|(_, document)| fold(document.path) == path)
             .min_by_key(|(_, document)| document.path);
         if let Some((index, _)) = found {
             return Some(index);
         }
     }
 
-    let needle = target.to_lowercase();
+    let needle = fold(&target);
     let suffix = format!("/{needle}");
     let names = |name: &str| {
-        let name = name.to_lowercase();
+        let name = fold(name);
         name == needle || name.ends_with(&suffix)
     };
     let by_name = documents
@@ -155,13 +159,18 @@ fn resolve_index(raw: &str, from: &str, documents: &[LinkTarget<'_>]) -> Option<
     if let Some(index) = nearest(by_name, from_dir) {
         return Some(index);
     }
-    let by_alias = documents.iter().enumerate().filter(|(_, document)| {
-        document
-            .aliases
-            .iter()
-            .any(|alias| alias.trim().to_lowercase() == needle)
-    });
+    let by_alias = documents
+        .iter()
+        .enumerate()
+        .filter(|(_, document)| document.aliases.iter().any(|alias| fold(alias.trim()) == needle));
     nearest(by_alias, from_dir)
+}
+
+/// A name as the case-insensitive steps compare it: lowercased and in Unicode's composed form
+/// (NFC), so a Korean or accented name that a macOS file system wrote decomposed (NFD) is the name
+/// a link types composed.
+fn fold(name: &str) -> String {
+    name.nfc().collect::<String>().to_lowercase()
 }
 
 /// Of several matches, the one in `from_dir`, else the shortest path, else the first
@@ -202,6 +211,28 @@ fn normalise_path(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::markdown::links::fixtures::{docs, plain};
+
+    #[test]
+    fn cjk_wikilinks_resolve_by_path_name_and_alias() {
+        let nfd: String = "백업.md".nfd().collect();
+        let entries = vec![
+            ("zh/数据库备份.md", Vec::new()),
+            ("ja/障害対応.md", vec!["障害手順".to_owned()]),
+            (nfd.as_str(), Vec::new()),
+            ("ops.md", vec!["备份手册".to_owned()]),
+        ];
+        let documents = docs(&entries);
+        let resolve = |target: &str, from: &str| resolve_wikilink(target, from, &documents);
+        assert_eq!(resolve("数据库备份", "x.md"), Some("zh/数据库备份.md"));
+        assert_eq!(resolve("[[ja/障害対応|表示]]", "zh/a.md"), Some("ja/障害対応.md"));
+        assert_eq!(resolve("障害対応#手順", "x.md"), Some("ja/障害対応.md"));
+        assert_eq!(resolve("障害手順", "x.md"), Some("ja/障害対応.md"));
+        assert_eq!(resolve("备份手册", "x.md"), Some("ops.md"));
+        assert_eq!(resolve("%E5%A4%87%E4%BB%BD%E6%89%8B%E5%86%8C", "x.md"), Some("ops.md"));
+        // A Korean name as macOS file systems write it (decomposed) is the same name.
+        assert_eq!(resolve("백업", "x.md"), Some(nfd.as_str()));
+        assert_eq!(resolve("백업.md", "x.md"), Some(nfd.as_str()));
+    }
 
     #[test]
     fn resolution_order() {
