@@ -19,6 +19,7 @@ use parking_lot::Mutex;
 
 use crate::documents::paths::is_skipped;
 use crate::index::scan::Layout;
+use crate::markdown::cjk::is_cjk;
 use crate::markdown::is_markdown;
 
 /// Files read per folder, at most.
@@ -36,31 +37,10 @@ pub const NOTICE_MIN_CHARS: u64 = 200;
 /// The embedder that reads Chinese, Japanese and Korean, as the setting that chooses it.
 pub const FIX: &str = "RAGDOWN_EMBEDDER=multilingual-e5-small";
 
-/// Whether `c` is a Han ideograph, kana or Hangul: a character of a script written without spaces
-/// between words (Korean spaces its words, but glues particles to them).
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3005 | 0x3007                 // 々 〇
-        | 0x3040..=0x309F               // Hiragana
-        | 0x30A0..=0x30FF               // Katakana, with the prolonged sound mark ー
-        | 0x31F0..=0x31FF               // Katakana phonetic extensions
-        | 0xFF66..=0xFF9F               // half-width Katakana
-        | 0x3400..=0x4DBF               // Han, extension A
-        | 0x4E00..=0x9FFF               // Han, unified
-        | 0xF900..=0xFAFF               // Han, compatibility
-        | 0x20000..=0x3134F             // Han, extensions B to G
-        | 0x1100..=0x11FF               // Hangul Jamo
-        | 0x3130..=0x318F               // Hangul compatibility Jamo
-        | 0xA960..=0xA97F | 0xD7B0..=0xD7FF // Hangul Jamo extensions
-        | 0xAC00..=0xD7AF               // Hangul syllables
-        | 0xFFA0..=0xFFDC               // half-width Hangul
-    )
-}
-
 /// How many of a text's letters are CJK.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Mix {
-    /// CJK characters ([`is_cjk`]).
+    /// CJK letters ([`is_cjk`]).
     pub cjk: u64,
     /// Letters of any script, CJK included (digits, punctuation and spaces are not).
     pub letters: u64,

@@ -60,6 +60,29 @@ pub fn rank_fusion(pools: Pools) -> Vec<Hit> {
     hits
 }
 
+/// BM25's ranking, then the chunks only the dense pool found, in its order: for a query the
+/// embedder cannot read (CJK text with an English-only model), whose vectors would only reorder
+/// BM25's answers at random. Scores are rank shares as in RRF, so the alias boost and the
+/// per-document cap work on them as on a fused ranking; a chunk both pools found lists both
+/// sources but scores by its BM25 rank alone.
+pub fn lexical_first(pools: Pools) -> Vec<Hit> {
+    let mut merged = Merged::default();
+    let found = pools.lexical.len();
+    let lexical: HashSet<String> = pools.lexical.iter().map(|(c, _)| c.id.clone()).collect();
+    for (rank, (candidate, _)) in pools.lexical.into_iter().enumerate() {
+        merged.add("lexical", candidate, 1.0 / (RRF_K + rank as f64 + 1.0));
+    }
+    for (rank, candidate) in pools.dense.into_iter().enumerate() {
+        let share = if lexical.contains(&candidate.id) {
+            0.0
+        } else {
+            1.0 / (RRF_K + (found + rank) as f64 + 1.0)
+        };
+        merged.add("dense", candidate, share);
+    }
+    merged.ranked()
+}
+
 /// What breaks a tie in [`rank_fusion`]: for each chunk the sum of its min-max normalised score
 /// in each pool it is in (cosine for dense, BM25 for lexical; each in [0, 1], missing counts 0).
 /// Both pools weigh the same, as they do in RRF itself; unlike a rank, the sum says by how much
@@ -253,6 +276,22 @@ mod tests {
             lexical: vec![(candidate("name"), 12.0)],
         });
         assert_eq!(ids(&rrf)[..2], ["topic", "name"]);
+    }
+
+    #[test]
+    fn lexical_first_keeps_bm25s_order_and_puts_dense_only_chunks_after() {
+        // The dense pool's order is noise: it must not reorder BM25's.
+        let pools = || Pools {
+            dense: ["second", "noise", "other", "more", "first"].map(candidate).to_vec(),
+            lexical: vec![(candidate("first"), 9.0), (candidate("second"), 3.0)],
+        };
+        let hits = lexical_first(pools());
+        assert_eq!(ids(&hits), ["first", "second", "noise", "other", "more"]);
+        assert_eq!(hits[0].sources, ["lexical", "dense"]);
+        assert_eq!(hits[2].sources, ["dense"]);
+        assert!(hits[1].score > hits[2].score);
+        // Rank fusion of the same pools lets the dense order win.
+        assert_eq!(ids(&rank_fusion(pools()))[..2], ["second", "first"]);
     }
 
     #[test]

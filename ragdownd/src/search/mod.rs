@@ -190,7 +190,14 @@ pub async fn search_with(
         Fusion::Score => fusion::score_fusion(pools),
         Fusion::Routed if route::is_identifier_query(request.query) => fusion::score_fusion(pools),
         Fusion::Routed | Fusion::Rank => {
-            let mut hits = fusion::rank_fusion(pools);
+            let unreadable = options.fusion == Fusion::Routed
+                && embedder.multilingual() == Some(false)
+                && route::is_mostly_cjk(request.query);
+            let mut hits = if unreadable {
+                fusion::lexical_first(pools)
+            } else {
+                fusion::rank_fusion(pools)
+            };
             if options.alias_boost {
                 let named = aliased_documents(store, request.query).await?;
                 fusion::boost_aliases(&mut hits, &named);

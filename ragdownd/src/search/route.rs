@@ -39,6 +39,17 @@ static WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{L}\p{N}_]+"));
 /// Numbers with an English suffix, which prose writes: `3rd`, `10am`, `1990s`.
 static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|th|am|pm|s)$"));
 
+/// Whether at least half of `query`'s letters are Chinese, Japanese or Korean: such a query is
+/// ranked by BM25 first when the embedder reads English only (its vectors of CJK text are near
+/// noise), and by the usual fusion otherwise.
+pub fn is_mostly_cjk(query: &str) -> bool {
+    let (cjk, letters) = query
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .fold((0usize, 0usize), |(cjk, all), c| (cjk + usize::from(cjk::is_cjk(c)), all + 1));
+    cjk > 0 && cjk * 2 >= letters
+}
+
 /// Whether `query` names something and so is fused by score rather than by rank. A flag, a rooted
 /// path and a word mixing letters and digits are looked for with CJK letters read as spaces
 /// ([`without_cjk`]), so `用--force参数` holds a flag and `第3章` is prose.
@@ -100,6 +111,16 @@ pub fn names_alias(query: &str, alias: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mostly_cjk_queries_are_told_apart() {
+        for query in ["数据库备份", "バックアップの復元手順", "백업 절차", "怎么用 TiDB 做备份", "ﾊﾞｯｸｱｯﾌﾟ"] {
+            assert!(is_mostly_cjk(query), "{query}");
+        }
+        for query in ["restore the backup", "how do I use 备份 in TiDB", "", "123"] {
+            assert!(!is_mostly_cjk(query), "{query}");
+        }
+    }
 
     #[test]
     fn identifier_queries_are_routed() {
