@@ -33,6 +33,11 @@ async fn paraphrased_questions_and_identifiers_find_the_right_section_first() {
             "Checking that backups are healthy",
         ),
         ("kafka-consumer-groups.sh", "runbooks/kafka.md", "Consumer lag"),
+        // The README's CJK examples: one word of a sentence with no spaces, found by BM25's bigrams
+        // (minilm reads English only, so such a query is ranked BM25-first).
+        ("备份", "notes/cjk/数据库备份.md", "数据库备份"),
+        ("再起動", "notes/cjk/障害対応手順.md", "サービスの再起動"),
+        ("복원", "notes/cjk/백업 절차.md", "복원 훈련"),
     ];
     let mut failures = Vec::new();
     for (question, path, heading) in cases {
