@@ -7,7 +7,8 @@
 #   scripts/run.sh                 # http://127.0.0.1:3000, MCP at /mcp/runbooks and /mcp/notes
 #
 # Honours the usual variables: RAGDOWN_DOCS_DIR (default: examples/vault), RAGDOWN_EMBEDDER
-# (default here: minilm-fp32 on x86-64 CPUs with AVX2, else minilm; both from PyPI), PORT, RAGDOWN_TOKEN (generated and printed when
+# (default here: minilm-fp32 on x86-64 CPUs with AVX2, else minilm; both from PyPI, as is
+# multilingual-e5-small for notes in Chinese, Japanese or Korean), PORT, RAGDOWN_TOKEN (generated and printed when
 # unset, unless SECURE_LOCAL_NET=true), RAGDOWN_HOST (default here: 127.0.0.1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,7 +19,7 @@ need_protoc
 "$ROOT/scripts/install-ort.sh" >/dev/null
 EMBEDDER=${RAGDOWN_EMBEDDER:-$(fastest_minilm)}
 case "$EMBEDDER" in
-    minilm | minilm-fp32) "$ROOT/scripts/install-model.sh" "$EMBEDDER" >/dev/null ;;
+    minilm | minilm-fp32 | multilingual-e5-small) "$ROOT/scripts/install-model.sh" "$EMBEDDER" >/dev/null ;;
 esac
 
 "$ROOT/scripts/build-web.sh"
