@@ -11,9 +11,9 @@ use std::sync::Arc;
 use rmcp::ServiceExt;
 
 use crate::config::Config;
+use crate::embed::Embedder;
 use crate::engine::Scope;
 use crate::http::{self, AppState};
-use crate::embed::Embedder;
 use crate::index::scan::Layout;
 use crate::language::{self, Mix, Notice};
 use crate::launch::open_engine;

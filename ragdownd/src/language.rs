@@ -64,7 +64,11 @@ impl Mix {
 
     /// The CJK share of the letters, 0 to 1 (0 with no letters).
     pub fn share(&self) -> f64 {
-        if self.letters == 0 { 0.0 } else { self.cjk as f64 / self.letters as f64 }
+        if self.letters == 0 {
+            0.0
+        } else {
+            self.cjk as f64 / self.letters as f64
+        }
     }
 
     /// Whether this much CJK is worth a multilingual model.
@@ -88,12 +92,18 @@ pub fn survey(docs_dir: &Path, layout: Layout) -> BTreeMap<String, Mix> {
         if !entry.file_type().is_file() || !is_markdown(&entry.file_name().to_string_lossy()) {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(docs_dir) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(docs_dir) else {
+            continue;
+        };
         let folder = match layout {
             Layout::Single => String::new(),
             // Loose files directly in the docs dir are not indexed, so not surveyed.
             Layout::Folders if rel.components().count() < 2 => continue,
-            Layout::Folders => rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default(),
+            Layout::Folders => rel
+                .components()
+                .next()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .unwrap_or_default(),
         };
         let seen = files.entry(folder.clone()).or_default();
         if *seen >= FILES_PER_FOLDER {
@@ -103,7 +113,9 @@ pub fn survey(docs_dir: &Path, layout: Layout) -> BTreeMap<String, Mix> {
         let mut head = Vec::new();
         let read = std::fs::File::open(entry.path()).and_then(|f| f.take(BYTES_PER_FILE).read_to_end(&mut head));
         if read.is_ok() {
-            out.entry(folder).or_default().add(Mix::of(&String::from_utf8_lossy(&head)));
+            out.entry(folder)
+                .or_default()
+                .add(Mix::of(&String::from_utf8_lossy(&head)));
         }
     }
     out
@@ -143,7 +155,11 @@ impl Notice {
             .folders
             .iter()
             .map(|(name, share)| {
-                let name = if name.is_empty() { "the folder".to_string() } else { format!("folder {name}") };
+                let name = if name.is_empty() {
+                    "the folder".to_string()
+                } else {
+                    format!("folder {name}")
+                };
                 format!("{name} ({:.0}% of its letters)", share * 100.0)
             })
             .collect();
@@ -156,17 +172,20 @@ impl Notice {
     }
 }
 
+/// Each folder's mix, by folder name.
+pub type Mixes = BTreeMap<String, Mix>;
+
 /// The last survey of a docs dir, redone in the background when older than [`STALE_AFTER`].
 #[derive(Debug, Default)]
 pub struct Surveys {
-    last: Mutex<Option<(Instant, Arc<BTreeMap<String, Mix>>)>>,
+    last: Mutex<Option<(Instant, Arc<Mixes>)>>,
     running: AtomicBool,
 }
 
 impl Surveys {
     /// The last survey (`None` before the first one ends); starts a new one on a blocking thread
     /// when there is none or it is stale, and none is running.
-    pub fn get(self: &Arc<Self>, docs_dir: &Path, layout: Layout) -> Option<Arc<BTreeMap<String, Mix>>> {
+    pub fn get(self: &Arc<Self>, docs_dir: &Path, layout: Layout) -> Option<Arc<Mixes>> {
         let last = self.last.lock().clone();
         let fresh = last.as_ref().is_some_and(|(at, _)| at.elapsed() < STALE_AFTER);
         if !fresh && !self.running.swap(true, Ordering::AcqRel) {
@@ -181,7 +200,7 @@ impl Surveys {
     }
 
     /// Keeps `mixes` as the latest survey and returns it.
-    pub fn record(&self, mixes: BTreeMap<String, Mix>) -> Arc<BTreeMap<String, Mix>> {
+    pub fn record(&self, mixes: Mixes) -> Arc<Mixes> {
         let mixes = Arc::new(mixes);
         *self.last.lock() = Some((Instant::now(), mixes.clone()));
         mixes
@@ -197,7 +216,11 @@ mod tests {
         assert_eq!(Mix::of("数据库备份"), Mix { cjk: 5, letters: 5 });
         assert_eq!(Mix::of("バックアップ復元"), Mix { cjk: 8, letters: 8 });
         assert_eq!(Mix::of("백업 절차"), Mix { cjk: 4, letters: 4 });
-        assert_eq!(Mix::of("ﾊﾞｯｸｱｯﾌﾟ"), Mix { cjk: 8, letters: 8 }, "half-width katakana, voicing marks apart");
+        assert_eq!(
+            Mix::of("ﾊﾞｯｸｱｯﾌﾟ"),
+            Mix { cjk: 8, letters: 8 },
+            "half-width katakana, voicing marks apart"
+        );
         // Digits, punctuation and spaces are not letters; Latin, Greek and Cyrillic are not CJK.
         assert_eq!(Mix::of("pg_restore 2024, αβ, привет。！"), Mix { cjk: 0, letters: 17 });
         assert_eq!(Mix::of("").share(), 0.0);
@@ -238,7 +261,13 @@ mod tests {
     #[test]
     fn the_notice_is_for_english_only_models_and_names_the_fix() {
         let mixes: BTreeMap<String, Mix> = [
-            ("notes".to_string(), Mix { cjk: 900, letters: 1000 }),
+            (
+                "notes".to_string(),
+                Mix {
+                    cjk: 900,
+                    letters: 1000,
+                },
+            ),
             ("work".to_string(), Mix { cjk: 0, letters: 5000 }),
         ]
         .into();
@@ -246,9 +275,16 @@ mod tests {
         assert_eq!(notice.folders, [("notes".to_string(), 0.9)]);
         let message = notice.message();
         assert!(message.contains("folder notes (90% of its letters)"), "{message}");
-        assert!(message.contains(FIX) && message.contains("all-MiniLM-L6-v2-q8"), "{message}");
+        assert!(
+            message.contains(FIX) && message.contains("all-MiniLM-L6-v2-q8"),
+            "{message}"
+        );
         assert_eq!(Notice::of(&mixes, "multilingual-e5-small", Some(true)), None);
-        assert_eq!(Notice::of(&mixes, "hash-384", None), None, "languages unknown: no advice");
+        assert_eq!(
+            Notice::of(&mixes, "hash-384", None),
+            None,
+            "languages unknown: no advice"
+        );
         let english: BTreeMap<String, Mix> = [("work".to_string(), Mix { cjk: 0, letters: 5000 })].into();
         assert_eq!(Notice::of(&english, "all-MiniLM-L6-v2-q8", Some(false)), None);
     }

@@ -46,7 +46,9 @@ pub fn is_mostly_cjk(query: &str) -> bool {
     let (cjk, letters) = query
         .chars()
         .filter(|c| c.is_alphabetic())
-        .fold((0usize, 0usize), |(cjk, all), c| (cjk + usize::from(cjk::is_cjk(c)), all + 1));
+        .fold((0usize, 0usize), |(cjk, all), c| {
+            (cjk + usize::from(cjk::is_cjk(c)), all + 1)
+        });
     cjk > 0 && cjk * 2 >= letters
 }
 
@@ -114,7 +116,13 @@ mod tests {
 
     #[test]
     fn mostly_cjk_queries_are_told_apart() {
-        for query in ["数据库备份", "バックアップの復元手順", "백업 절차", "怎么用 TiDB 做备份", "ﾊﾞｯｸｱｯﾌﾟ"] {
+        for query in [
+            "数据库备份",
+            "バックアップの復元手順",
+            "백업 절차",
+            "怎么用 TiDB 做备份",
+            "ﾊﾞｯｸｱｯﾌﾟ",
+        ] {
             assert!(is_mostly_cjk(query), "{query}");
         }
         for query in ["restore the backup", "how do I use 备份 in TiDB", "", "123"] {

@@ -16,7 +16,11 @@ fn cjk_and_english_folders() -> (tempfile::TempDir, tempfile::TempDir) {
     for i in 0..20 {
         write(docs.path(), &format!("zh/note-{i}.md"), zh);
     }
-    write(docs.path(), "en/backups.md", "# Backups\n\nA full backup runs nightly at two.\n");
+    write(
+        docs.path(),
+        "en/backups.md",
+        "# Backups\n\nA full backup runs nightly at two.\n",
+    );
     (docs, data)
 }
 
