@@ -41,6 +41,8 @@ async fn an_english_only_model_over_cjk_notes_says_which_setting_fixes_it() {
         cache.as_str(),
         "--watch",
         "false",
+        "--token",
+        "language-token",
     ];
     let (base, _stop) = crate::support::serve_args(&args, data.path()).await;
     let api = Api::at(&base);
