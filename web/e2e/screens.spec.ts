@@ -44,8 +44,8 @@ const screens: Screen[] = [
     name: "cjk-filter",
     open: async (page, server) => {
       await addCjkNotes(server);
-      await page.goto("/f/notes?doc=cjk/zh.md");
-      await expect(page.getByRole("heading", { level: 1, name: "数据库备份" })).toBeVisible();
+      await page.goto("/f/notes?doc=cjk/数据库备份.md");
+      await expect(page.getByRole("heading", { level: 1, name: "数据库备份与恢复" })).toBeVisible();
       await page.getByRole("searchbox", { name: "Filter by title, path or tag" }).fill("备份");
       await expect(page.getByRole("tree").locator("mark").first()).toBeVisible();
     },
@@ -54,7 +54,7 @@ const screens: Screen[] = [
     name: "cjk-switcher",
     open: async (page, server) => {
       await addCjkNotes(server);
-      await page.goto("/f/notes?doc=cjk/ja.md");
+      await page.goto("/f/notes?doc=cjk/障害対応手順.md");
       await expect(page.getByRole("heading", { level: 1, name: "障害対応手順" })).toBeVisible();
       await page.keyboard.press("Control+k");
       await page.getByRole("dialog", { name: "Jump to a document" }).getByRole("combobox").fill("ﾊﾞｯｸ");

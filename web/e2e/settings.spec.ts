@@ -166,7 +166,7 @@ test("renames a folder on disk, and deletes one once its name is typed", async (
 
   await page.getByRole("button", { name: "Delete Notes" }).click();
   const remove = page.getByRole("dialog", { name: "Delete Notes?" });
-  await expect(remove).toContainText("The notes directory is deleted from disk with its 3 files");
+  await expect(remove).toContainText("The notes directory is deleted from disk with its 6 files");
   const button = remove.getByRole("button", { name: "Delete" });
   await expect(button).toBeDisabled();
   await remove.getByLabel("Type notes to confirm").fill("note");

@@ -80,7 +80,7 @@ export function Sidebar() {
                   <span aria-hidden className="min-w-0 flex-1 truncate">
                     {f.title}
                   </span>
-                  <span aria-hidden className="text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+                  <span aria-hidden className="text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
                     {f.files}
                   </span>
                 </Link>
