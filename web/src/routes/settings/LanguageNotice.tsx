@@ -1,7 +1,6 @@
 //! Settings → Server's notice when a folder is notably Chinese, Japanese or Korean and the
 //! embedder reads English only (`/api/status`'s `language_notice`): which folders, and the one
 //! setting that fixes it, applied here with one press (a new embedder rebuilds the index).
-import { Languages } from "lucide-react";
 import type { Status } from "../../api/client";
 import { useUpdateSettings } from "../../api/mutations";
 import { Button } from "../../components/ui/button";
@@ -39,7 +38,6 @@ export function LanguageNoticeCard({ status: s, canEdit }: { status: Status; can
     <Note>
       <div className="min-w-0 flex-1 space-y-2">
         <p>
-          <Languages className="mr-1 inline size-4 align-text-bottom" aria-hidden />
           {several ? "Folders" : "Folder"} {folderShares(notice.folders)} {several ? "are" : "is"} written partly in Chinese, Japanese or Korean (the share of letters), but the embedder{" "}
           <code className="font-mono text-xs">{notice.embedder}</code> reads English only: keywords are found, meaning is not.
         </p>
