@@ -4,12 +4,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use embedd::TextKind;
-use futures::future::BoxFuture;
-use ragdownd::embed::hash::HashEmbedder;
-use ragdownd::embed::{EmbedError, Embedder};
 use ragdownd::engine::Engine;
 use ragdownd::index::filter::Filter;
 use ragdownd::index::retext::RowText;
@@ -17,37 +12,7 @@ use ragdownd::index::scan::Layout;
 use ragdownd::index::terms::{TEXT_RULE, joined_terms, lexical_query};
 use ragdownd::markdown::{Chunk, embedding_text};
 
-use crate::support::{fixture, open_engine};
-
-/// The hash embedder, counting the document texts it embeds.
-#[derive(Debug, Default)]
-struct Counting {
-    documents: AtomicUsize,
-}
-
-impl Embedder for Counting {
-    fn index_name(&self) -> &str {
-        HashEmbedder.index_name()
-    }
-    fn fingerprint(&self) -> String {
-        HashEmbedder.fingerprint()
-    }
-    fn dim(&self) -> usize {
-        HashEmbedder.dim()
-    }
-    fn min_score(&self) -> f32 {
-        HashEmbedder.min_score()
-    }
-    fn unrelated_score(&self) -> Option<f32> {
-        None
-    }
-    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
-        if kind == TextKind::Document {
-            self.documents.fetch_add(texts.len(), Ordering::SeqCst);
-        }
-        HashEmbedder.embed(texts, kind)
-    }
-}
+use crate::support::{CountingHash, fixture, open_engine};
 
 /// The CJK notes copied into a temp docs dir.
 fn cjk_docs() -> tempfile::TempDir {
@@ -95,7 +60,7 @@ fn rule_0(row: &RowText<'_>) -> String {
     text
 }
 
-async fn open(docs: &Path, data: &Path, embedder: Arc<Counting>) -> Arc<Engine> {
+async fn open(docs: &Path, data: &Path, embedder: Arc<CountingHash>) -> Arc<Engine> {
     open_engine(docs, data, Layout::Single, embedder).await
 }
 
@@ -140,11 +105,11 @@ async fn an_index_from_before_the_cjk_rule_upgrades_at_start_without_re_embeddin
     let data = tempfile::tempdir().unwrap();
     let rows;
     {
-        let embedder = Arc::new(Counting::default());
+        let embedder = Arc::new(CountingHash::default());
         let engine = open(docs.path(), data.path(), embedder.clone()).await;
         engine.indexer.sync(false).await.unwrap();
         rows = engine.store().count().await.unwrap();
-        assert_eq!(embedder.documents.load(Ordering::SeqCst), rows);
+        assert_eq!(embedder.documents(), rows);
         make_old(&engine, data.path()).await;
         assert!(
             bm25(&engine, "备份").await.is_empty(),
@@ -152,7 +117,7 @@ async fn an_index_from_before_the_cjk_rule_upgrades_at_start_without_re_embeddin
         );
     }
 
-    let embedder = Arc::new(Counting::default());
+    let embedder = Arc::new(CountingHash::default());
     let engine = open(docs.path(), data.path(), embedder.clone()).await;
     assert_eq!(meta(data.path())["text_rule"], TEXT_RULE);
     assert_eq!(engine.store().count().await.unwrap(), rows);
@@ -166,11 +131,7 @@ async fn an_index_from_before_the_cjk_rule_upgrades_at_start_without_re_embeddin
         (0, 0, 3),
         "{report:?}"
     );
-    assert_eq!(
-        embedder.documents.load(Ordering::SeqCst),
-        0,
-        "nothing was embedded again"
-    );
+    assert_eq!(embedder.documents(), 0, "nothing was embedded again");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -190,7 +151,7 @@ async fn an_upgrade_killed_before_its_meta_is_written_runs_again() {
             .unwrap();
     }
     assert!(meta(data.path()).get("text_rule").is_none());
-    let embedder = Arc::new(Counting::default());
+    let embedder = Arc::new(CountingHash::default());
     let engine = open(docs.path(), data.path(), embedder.clone()).await;
     assert_eq!(meta(data.path())["text_rule"], TEXT_RULE);
     assert_eq!(
@@ -198,7 +159,7 @@ async fn an_upgrade_killed_before_its_meta_is_written_runs_again() {
         Some("障害対応 › 障害対応手順")
     );
     engine.indexer.sync(false).await.unwrap();
-    assert_eq!(embedder.documents.load(Ordering::SeqCst), 0);
+    assert_eq!(embedder.documents(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -13,7 +13,7 @@ use ragdownd::index::store::Store;
 use ragdownd::index::sync::SyncReport;
 use ragdownd::search::{self, SearchRequest};
 
-use crate::support::{docs, write};
+use crate::support::{CountingHash, docs, write};
 
 async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
     open_with(docs, data, embedder, false, ragdownd::engine::TAKEOVER_EVERY).await
@@ -475,42 +475,6 @@ async fn syncs_larger_than_one_write_replace_every_file_once() {
     );
 }
 
-/// The hash embedder, counting the times a sync lets it rest.
-#[derive(Debug, Default)]
-struct Resting {
-    rests: std::sync::atomic::AtomicUsize,
-}
-
-impl Resting {
-    fn rests(&self) -> usize {
-        self.rests.load(std::sync::atomic::Ordering::SeqCst)
-    }
-}
-
-impl Embedder for Resting {
-    fn index_name(&self) -> &str {
-        HashEmbedder.index_name()
-    }
-    fn fingerprint(&self) -> String {
-        HashEmbedder.fingerprint()
-    }
-    fn dim(&self) -> usize {
-        HashEmbedder.dim()
-    }
-    fn min_score(&self) -> f32 {
-        HashEmbedder.min_score()
-    }
-    fn unrelated_score(&self) -> Option<f32> {
-        None
-    }
-    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
-        Box::pin(async move { HashEmbedder.embed(texts, kind).await })
-    }
-    fn rest(&self) {
-        self.rests.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_big_sync_lets_the_embedder_rest_and_an_edit_or_a_no_op_does_not() {
     use ragdownd::index::sync::REST_AFTER_CHUNKS;
@@ -519,7 +483,7 @@ async fn a_big_sync_lets_the_embedder_rest_and_an_edit_or_a_no_op_does_not() {
         write(docs.path(), &format!("n{i}.md"), &format!("# Note {i}\n\nbody {i}"));
     }
     let data = tempfile::tempdir().unwrap();
-    let embedder = Arc::new(Resting::default());
+    let embedder = Arc::new(CountingHash::default());
     let engine = open(docs.path(), data.path(), embedder.clone()).await;
     let report = settle(&engine).await;
     assert_eq!(

@@ -3,11 +3,62 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use embedd::TextKind;
+use futures::future::BoxFuture;
+use ragdownd::embed::hash::HashEmbedder;
+use ragdownd::embed::{EmbedError, Embedder};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// The hash embedder, counting the document texts it embeds and the times a sync lets it rest.
+#[derive(Debug, Default)]
+pub struct CountingHash {
+    documents: AtomicUsize,
+    rests: AtomicUsize,
+}
+
+impl CountingHash {
+    /// Document texts embedded so far (queries are not counted).
+    pub fn documents(&self) -> usize {
+        self.documents.load(Ordering::SeqCst)
+    }
+
+    /// Times a sync let it rest.
+    pub fn rests(&self) -> usize {
+        self.rests.load(Ordering::SeqCst)
+    }
+}
+
+impl Embedder for CountingHash {
+    fn index_name(&self) -> &str {
+        HashEmbedder.index_name()
+    }
+    fn fingerprint(&self) -> String {
+        HashEmbedder.fingerprint()
+    }
+    fn dim(&self) -> usize {
+        HashEmbedder.dim()
+    }
+    fn min_score(&self) -> f32 {
+        HashEmbedder.min_score()
+    }
+    fn unrelated_score(&self) -> Option<f32> {
+        None
+    }
+    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
+        if kind == TextKind::Document {
+            self.documents.fetch_add(texts.len(), Ordering::SeqCst);
+        }
+        HashEmbedder.embed(texts, kind)
+    }
+    fn rest(&self) {
+        self.rests.fetch_add(1, Ordering::SeqCst);
+    }
+}
 
 /// The ragdown cache (models, the ONNX Runtime library), found as ragdownd finds it.
 pub fn cache_dir() -> PathBuf {
