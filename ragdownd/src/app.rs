@@ -6,16 +6,17 @@
 
 use std::collections::HashSet;
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::ServiceExt;
 
 use crate::config::Config;
-use crate::embed::Embedder;
+use crate::embed::SharedEmbedder;
 use crate::engine::Scope;
 use crate::http::{self, AppState};
 use crate::index::scan::Layout;
-use crate::language::{self, Mix, Notice};
+use crate::language::{Notice, Surveys};
 use crate::launch::open_engine;
 use crate::mcp::{RagdownServer, ToolFilter};
 use crate::settings::Settings;
@@ -49,13 +50,12 @@ pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
     let engine = open_engine(&config, &settings.current())
         .await
         .map_err(|err| anyhow::Error::msg(err.to_string()))?;
-    let docs_dir = config.docs_dir.clone();
-    let embedder = engine.embedder.clone();
-    tokio::spawn(async move {
-        if let Ok(mixes) = tokio::task::spawn_blocking(move || language::survey(&docs_dir, Layout::Single)).await {
-            warn_language(&mixes, embedder.as_ref());
-        }
-    });
+    tokio::spawn(warn_language(
+        Arc::default(),
+        config.docs_dir.clone(),
+        Layout::Single,
+        engine.embedder.clone(),
+    ));
     let server = RagdownServer::new(Scope::root(engine), settings, filter);
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
@@ -77,14 +77,12 @@ pub async fn run_serve(
         match open_engine(&loader_state.config, &values).await {
             Ok(engine) => {
                 loader_state.set_engine(engine.clone());
-                let surveys = loader_state.languages.clone();
-                let docs_dir = loader_state.config.docs_dir.clone();
-                tokio::spawn(async move {
-                    let mixes = tokio::task::spawn_blocking(move || language::survey(&docs_dir, Layout::Folders)).await;
-                    if let Ok(mixes) = mixes {
-                        warn_language(&surveys.record(mixes), engine.embedder.as_ref());
-                    }
-                });
+                tokio::spawn(warn_language(
+                    loader_state.languages.clone(),
+                    loader_state.config.docs_dir.clone(),
+                    Layout::Folders,
+                    engine.embedder.clone(),
+                ));
                 http::settings::follow_hand_edits(loader_state, values);
             }
             Err(err) => {
@@ -102,10 +100,14 @@ pub async fn run_serve(
     Ok(())
 }
 
-/// Says in the log, once at start, when a folder is notably Chinese, Japanese or Korean and the
-/// embedder reads English only (`/api/status` and the web UI say it too, from the same survey).
-fn warn_language(mixes: &std::collections::BTreeMap<String, Mix>, embedder: &dyn Embedder) {
-    if let Some(notice) = Notice::of(mixes, embedder.index_name(), embedder.multilingual()) {
+/// Surveys the notes into `surveys` and says in the log, once at start, when a folder is notably
+/// Chinese, Japanese or Korean and the embedder reads English only (`/api/status` and the web UI
+/// say it too, from the same survey).
+async fn warn_language(surveys: Arc<Surveys>, docs_dir: PathBuf, layout: Layout, embedder: SharedEmbedder) {
+    let Some(mixes) = surveys.refresh(&docs_dir, layout).await else {
+        return;
+    };
+    if let Some(notice) = Notice::of(&mixes, embedder.index_name(), embedder.multilingual()) {
         tracing::warn!("{}", notice.message());
     }
 }

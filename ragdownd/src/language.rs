@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 
 use crate::documents::paths::is_skipped;
 use crate::index::scan::Layout;
-use crate::markdown::cjk::is_cjk;
+use crate::markdown::cjk::Mix;
 use crate::markdown::is_markdown;
 
 /// Files read per folder, at most.
@@ -37,44 +37,10 @@ pub const NOTICE_MIN_CHARS: u64 = 200;
 /// The embedder that reads Chinese, Japanese and Korean, as the setting that chooses it.
 pub const FIX: &str = "RAGDOWN_EMBEDDER=multilingual-e5-small";
 
-/// How many of a text's letters are CJK.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Mix {
-    /// CJK letters ([`is_cjk`]).
-    pub cjk: u64,
-    /// Letters of any script, CJK included (digits, punctuation and spaces are not).
-    pub letters: u64,
-}
-
-impl Mix {
-    /// The mix of `text`.
-    pub fn of(text: &str) -> Self {
-        let mut mix = Mix::default();
-        for c in text.chars().filter(|c| c.is_alphabetic()) {
-            mix.letters += 1;
-            mix.cjk += u64::from(is_cjk(c));
-        }
-        mix
-    }
-
-    fn add(&mut self, other: Mix) {
-        self.cjk += other.cjk;
-        self.letters += other.letters;
-    }
-
-    /// The CJK share of the letters, 0 to 1 (0 with no letters).
-    pub fn share(&self) -> f64 {
-        if self.letters == 0 {
-            0.0
-        } else {
-            self.cjk as f64 / self.letters as f64
-        }
-    }
-
-    /// Whether this much CJK is worth a multilingual model.
-    pub fn is_notable(&self) -> bool {
-        self.cjk >= NOTICE_MIN_CHARS && self.share() >= NOTICE_SHARE
-    }
+/// Whether this much CJK is worth a multilingual model: [`NOTICE_SHARE`] of the letters and at
+/// least [`NOTICE_MIN_CHARS`] of them.
+pub fn is_notable(mix: &Mix) -> bool {
+    mix.cjk >= NOTICE_MIN_CHARS && mix.share() >= NOTICE_SHARE
 }
 
 /// The mix of each folder of `docs_dir` (one folder, named `""`, for [`Layout::Single`]), from at
@@ -140,7 +106,7 @@ impl Notice {
         }
         let folders: Vec<(String, f64)> = mixes
             .iter()
-            .filter(|(_, mix)| mix.is_notable())
+            .filter(|(_, mix)| is_notable(mix))
             .map(|(name, mix)| (name.clone(), mix.share()))
             .collect();
         (!folders.is_empty()).then(|| Notice {
@@ -183,20 +149,30 @@ pub struct Surveys {
 }
 
 impl Surveys {
-    /// The last survey (`None` before the first one ends); starts a new one on a blocking thread
-    /// when there is none or it is stale, and none is running.
+    /// The last survey (`None` before the first one ends); starts [`Surveys::refresh`] in the
+    /// background when there is none or it is stale.
     pub fn get(self: &Arc<Self>, docs_dir: &Path, layout: Layout) -> Option<Arc<Mixes>> {
         let last = self.last.lock().clone();
         let fresh = last.as_ref().is_some_and(|(at, _)| at.elapsed() < STALE_AFTER);
-        if !fresh && !self.running.swap(true, Ordering::AcqRel) {
+        if !fresh && !self.running.load(Ordering::Acquire) {
             let this = self.clone();
             let docs_dir = docs_dir.to_path_buf();
-            tokio::task::spawn_blocking(move || {
-                this.record(survey(&docs_dir, layout));
-                this.running.store(false, Ordering::Release);
-            });
+            tokio::spawn(async move { this.refresh(&docs_dir, layout).await });
         }
         last.map(|(_, mixes)| mixes)
+    }
+
+    /// Surveys `docs_dir` now, on a blocking thread, and keeps the result; `None` when a survey is
+    /// already running (its result is kept when it ends), so two never read the notes at once.
+    pub async fn refresh(self: &Arc<Self>, docs_dir: &Path, layout: Layout) -> Option<Arc<Mixes>> {
+        if self.running.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let this = self.clone();
+        let docs_dir = docs_dir.to_path_buf();
+        let mixes = tokio::task::spawn_blocking(move || this.record(survey(&docs_dir, layout))).await;
+        self.running.store(false, Ordering::Release);
+        mixes.ok()
     }
 
     /// Keeps `mixes` as the latest survey and returns it.
@@ -212,28 +188,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cjk_letters_are_counted_apart_from_other_letters() {
-        assert_eq!(Mix::of("数据库备份"), Mix { cjk: 5, letters: 5 });
-        assert_eq!(Mix::of("バックアップ復元"), Mix { cjk: 8, letters: 8 });
-        assert_eq!(Mix::of("백업 절차"), Mix { cjk: 4, letters: 4 });
-        assert_eq!(
-            Mix::of("ﾊﾞｯｸｱｯﾌﾟ"),
-            Mix { cjk: 8, letters: 8 },
-            "half-width katakana, voicing marks apart"
-        );
-        // Digits, punctuation and spaces are not letters; Latin, Greek and Cyrillic are not CJK.
-        assert_eq!(Mix::of("pg_restore 2024, αβ, привет。！"), Mix { cjk: 0, letters: 17 });
-        assert_eq!(Mix::of("").share(), 0.0);
-    }
-
-    #[test]
     fn a_notable_share_needs_both_the_share_and_enough_characters() {
         let english = "word ".repeat(1000);
         let one_name = format!("{english} 数据库");
-        assert!(!Mix::of(&one_name).is_notable(), "one quoted name in an English vault");
+        assert!(!is_notable(&Mix::of(&one_name)), "one quoted name in an English vault");
         let a_fifth = format!("{} {}", "word ".repeat(200), "备份".repeat(150));
-        assert!(Mix::of(&a_fifth).is_notable(), "{:?}", Mix::of(&a_fifth));
-        assert!(!Mix::of("备份").is_notable(), "too few characters to judge");
+        assert!(is_notable(&Mix::of(&a_fifth)), "{:?}", Mix::of(&a_fifth));
+        assert!(!is_notable(&Mix::of("备份")), "too few characters to judge");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Chinese, Japanese and Korean text: which characters are CJK letters, the bigrams the full-text
+//! Chinese, Japanese and Korean text: which characters are CJK letters (and how many a text
+//! holds), the bigrams the full-text
 //! index and its queries use for them, where a CJK sentence ends, and how much a prompt holds.
 //!
 //! CJK text has no spaces between words (Korean has spaces, but glues particles to its words:
@@ -34,6 +35,42 @@ pub fn is_cjk(c: char) -> bool {
 /// Whether `text` holds any CJK letter.
 pub fn has_cjk(text: &str) -> bool {
     text.chars().any(is_cjk)
+}
+
+/// How many of a text's letters are CJK.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mix {
+    /// CJK letters ([`is_cjk`]).
+    pub cjk: u64,
+    /// Letters of any script, CJK included (digits, punctuation and spaces are not).
+    pub letters: u64,
+}
+
+impl Mix {
+    /// The mix of `text`.
+    pub fn of(text: &str) -> Self {
+        let mut mix = Mix::default();
+        for c in text.chars().filter(|c| c.is_alphabetic()) {
+            mix.letters += 1;
+            mix.cjk += u64::from(is_cjk(c));
+        }
+        mix
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: Mix) {
+        self.cjk += other.cjk;
+        self.letters += other.letters;
+    }
+
+    /// The CJK share of the letters, 0 to 1 (0 with no letters).
+    pub fn share(&self) -> f64 {
+        if self.letters == 0 {
+            0.0
+        } else {
+            self.cjk as f64 / self.letters as f64
+        }
+    }
 }
 
 /// `text` with every run of CJK letters replaced by its overlapping bigrams, space-separated and
@@ -169,6 +206,21 @@ mod tests {
         assert!(!is_word_boundary('.', Some('x')));
         assert!(is_word_boundary('y', Some(' ')));
         assert!(is_word_boundary('y', None));
+    }
+
+    #[test]
+    fn cjk_letters_are_counted_apart_from_other_letters() {
+        assert_eq!(Mix::of("数据库备份"), Mix { cjk: 5, letters: 5 });
+        assert_eq!(Mix::of("バックアップ復元"), Mix { cjk: 8, letters: 8 });
+        assert_eq!(Mix::of("백업 절차"), Mix { cjk: 4, letters: 4 });
+        assert_eq!(
+            Mix::of("ﾊﾞｯｸｱｯﾌﾟ"),
+            Mix { cjk: 8, letters: 8 },
+            "half-width katakana, voicing marks apart"
+        );
+        // Digits, punctuation and spaces are not letters; Latin, Greek and Cyrillic are not CJK.
+        assert_eq!(Mix::of("pg_restore 2024, αβ, привет。！"), Mix { cjk: 0, letters: 17 });
+        assert_eq!(Mix::of("").share(), 0.0);
     }
 
     #[test]

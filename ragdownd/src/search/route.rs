@@ -43,13 +43,8 @@ static NUMBER_WORD: LazyLock<Regex> = LazyLock::new(|| regex(r"^\d+(?:st|nd|rd|t
 /// ranked by BM25 first when the embedder reads English only (its vectors of CJK text are near
 /// noise), and by the usual fusion otherwise.
 pub fn is_mostly_cjk(query: &str) -> bool {
-    let (cjk, letters) = query
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .fold((0usize, 0usize), |(cjk, all), c| {
-            (cjk + usize::from(cjk::is_cjk(c)), all + 1)
-        });
-    cjk > 0 && cjk * 2 >= letters
+    let mix = cjk::Mix::of(query);
+    mix.cjk > 0 && mix.cjk * 2 >= mix.letters
 }
 
 /// Whether `query` names something and so is fused by score rather than by rank. A flag, a rooted
