@@ -23,14 +23,8 @@ CORPUS=${CORPUS:-$ROOT/../shared/data/corpora/cjkdocs}
 QUESTIONS=${QUESTIONS:-$ROOT/bench/data/cjk-questions.json}
 [ -d "$CORPUS" ] || die "no corpus at $CORPUS (set CORPUS to the cjkdocs directory)"
 CORPUS=$(cd "$CORPUS" && pwd)
-if [ "$PROFILE" = release ]; then
-    export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
-    BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
-else
-    BENCH="$CARGO_TARGET_DIR/debug/ragdown-bench"
-fi
 "$ROOT/scripts/install-ort.sh" >/dev/null
-(cd "$ROOT" && cargo build --locked --profile "$PROFILE" -p bench --bin ragdown-bench)
+build_ragdown_bench
 DAY=$(date -u +%Y-%m-%d)
 errors=$(mktemp "${TMPDIR:-/tmp}/ragdown-multilingual.XXXXXX")
 trap 'rm -f "$errors"' EXIT

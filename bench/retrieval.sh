@@ -11,15 +11,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
 PROFILE=${PROFILE:-release}
-if [ "$PROFILE" = release ]; then
-    export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
-    BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
-else
-    BENCH="$CARGO_TARGET_DIR/debug/ragdown-bench"
-fi
 "$ROOT/scripts/install-ort.sh" >/dev/null
 "$ROOT/scripts/install-model.sh" minilm >/dev/null
-(cd "$ROOT" && cargo build --locked --profile "$PROFILE" -p bench --bin ragdown-bench)
+build_ragdown_bench
 DAY=$(date -u +%Y-%m-%d)
 for embedder in minilm hash; do
     out="$ROOT/bench/results/$DAY-retrieval-$embedder.json"

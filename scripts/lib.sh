@@ -151,3 +151,17 @@ fastest_minilm() {
         echo minilm
     fi
 }
+
+# build_ragdown_bench : builds bench/'s ragdown-bench with the cargo profile $PROFILE and sets BENCH
+# to its path. A release build goes to $RAGDOWN_CACHE/target-release (it takes far longer than the
+# dev one and must not evict the test command's cache); dev uses $CARGO_TARGET_DIR.
+# shellcheck disable=SC2034 # BENCH is for the scripts that source this file
+build_ragdown_bench() {
+    if [ "$PROFILE" = release ]; then
+        export CARGO_TARGET_DIR="$RAGDOWN_CACHE/target-release"
+        BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
+    else
+        BENCH="$CARGO_TARGET_DIR/debug/ragdown-bench"
+    fi
+    (cd "$(dirname "${BASH_SOURCE[0]}")/.." && cargo build --locked --profile "$PROFILE" -p bench --bin ragdown-bench)
+}
