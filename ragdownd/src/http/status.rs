@@ -165,7 +165,7 @@ pub async fn status(State(state): State<Arc<AppState>>) -> ApiResult {
     out.data_dir = Some(state.config.data_dir.display().to_string());
     out.files = Some(files.len());
     out.chunks = Some(files.values().map(|f| f.chunks).sum());
-    out.syncing = Some(progress.running);
+    out.syncing = Some(engine.indexer.syncing());
     out.progress = Some(ProgressView {
         running: progress.running,
         files_total: progress.files_total,

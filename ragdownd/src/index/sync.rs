@@ -152,6 +152,9 @@ struct Shared {
     unfolded: Mutex<Unfolded>,
     /// Whether the first sync has looked for rows an earlier process left unfolded.
     tail_checked: std::sync::atomic::AtomicBool,
+    /// Sync requests sent and not answered yet: a sync asked for counts as one under way before
+    /// the task has picked it up (a server that has just opened its index is not idle).
+    queued: std::sync::atomic::AtomicUsize,
 }
 
 impl Indexer {
@@ -168,6 +171,7 @@ impl Indexer {
             closed: Default::default(),
             unfolded: Default::default(),
             tail_checked: Default::default(),
+            queued: Default::default(),
         });
         let (requests, mut queue) = mpsc::unbounded_channel::<Request>();
         let task_shared = shared.clone();
@@ -200,9 +204,13 @@ impl Indexer {
                 if let Err(err) = &result {
                     tracing::error!("sync failed: {err}");
                 }
+                let answered = waiting.len();
                 for request in waiting {
                     let _ = request.reply.send(result.clone());
                 }
+                task_shared
+                    .queued
+                    .fetch_sub(answered, std::sync::atomic::Ordering::AcqRel);
             }
         });
         Self { requests, shared }
@@ -211,10 +219,25 @@ impl Indexer {
     /// Syncs now, or joins the follow-up of the sync in flight. `full` drops every row first.
     pub async fn sync(&self, full: bool) -> Result<SyncReport, SyncFailure> {
         let (reply, answer) = oneshot::channel();
-        self.requests
-            .send(Request { full, reply })
+        self.request(Request { full, reply })
             .map_err(|_| Arc::new(SyncError::Stopped))?;
         answer.await.map_err(|_| Arc::new(SyncError::Stopped))?
+    }
+
+    /// Queues `request`, counted in [`Indexer::syncing`] until it is answered.
+    fn request(&self, request: Request) -> Result<(), mpsc::error::SendError<Request>> {
+        let queued = &self.shared.queued;
+        queued.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        self.requests.send(request).inspect_err(|_| {
+            queued.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        })
+    }
+
+    /// Whether a sync runs or is asked for and not done: what `/api/status` calls `syncing`.
+    /// [`Progress::running`] only turns on once a sync has listed the files, so it misses the
+    /// moment between asking and starting (the first sync of a server that has just started).
+    pub fn syncing(&self) -> bool {
+        self.shared.queued.load(std::sync::atomic::Ordering::Acquire) > 0
     }
 
     /// Stops syncing: the sync in flight, if any, finishes first; every later one is refused. For
@@ -227,7 +250,7 @@ impl Indexer {
     /// Asks for a sync without waiting for it (the watcher's way).
     pub fn schedule(&self) {
         let (reply, _answer) = oneshot::channel();
-        let _ = self.requests.send(Request { full: false, reply });
+        let _ = self.request(Request { full: false, reply });
     }
 
     pub fn progress(&self) -> Progress {

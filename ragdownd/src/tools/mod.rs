@@ -507,7 +507,7 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
         "read_only": settings.read_only,
         "files": in_scope.len(),
         "chunks": in_scope.iter().map(|(_, chunks)| chunks).sum::<usize>(),
-        "syncing": engine.is_primary().then_some(progress.running),
+        "syncing": engine.is_primary().then_some(engine.indexer.syncing()),
         "progress": {
             "files_total": progress.files_total,
             "files_done": progress.files_done,

@@ -98,6 +98,23 @@ async fn sync_touches_only_what_changed() {
     assert_eq!(paths, ["a.md", "c.md"]);
 }
 
+/// A server's index is busy from the moment it asks for its first sync, not only once the sync has
+/// listed the files: `/api/status` said `syncing: false` in between, with no files yet, and a
+/// client that waited for an idle server (the web UI's tests) saw a folder half indexed.
+/// On one thread the sync task cannot start before the test looks, so the gap is always there.
+#[tokio::test(flavor = "current_thread")]
+async fn a_sync_asked_for_counts_as_syncing_before_it_starts() {
+    let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
+    let data = tempfile::tempdir().unwrap();
+    let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
+    assert!(!engine.indexer.progress().running, "the sync has not started yet");
+    assert!(engine.indexer.last_sync().is_none());
+    assert!(engine.indexer.syncing(), "asked for, so under way");
+    settle(&engine).await;
+    assert!(!engine.indexer.syncing(), "every request answered");
+    assert_eq!(engine.store().files().await.unwrap().len(), 2);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_sync_requests_share_one_follow_up() {
     let files: Vec<(String, String)> = (0..40)

@@ -6,6 +6,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { Tooltip } from "radix-ui";
 import { Toaster } from "sonner";
 import { onUnauthorized } from "../api/client";
+import { useFollowIndex } from "../api/follow";
+import { useStatus } from "../api/hooks";
 import { setToken } from "../lib/token";
 import { useIsDark } from "../lib/theme";
 import { Sidebar } from "./Sidebar";
@@ -18,6 +20,7 @@ export function App() {
   const client = useQueryClient();
   const [locked, setLocked] = useState(false);
   const dark = useIsDark();
+  useFollowIndex(useStatus().data);
 
   useEffect(() => {
     const show = () => {
