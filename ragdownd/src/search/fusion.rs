@@ -140,6 +140,26 @@ pub fn boost_aliases(hits: &mut [Hit], paths: &HashSet<String>) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
+/// Adds up to one rank-1 RRF share to each hit whose own heading the query spells
+/// ([`super::route::names_heading`]: the share times how much of the heading the query is), and
+/// re-sorts, keeping ties in their previous order. Only hits with their fields read have a
+/// heading to compare; a heading that holds the query's words is in the BM25 pool, whose
+/// candidates are read. Measured on the CJK documentation set (`ragdown-bench multilingual`):
+/// keyword questions' top-1 0.79 → 0.93 with minilm, 0.86 → 0.96 with multilingual-e5-small;
+/// the runbook set's questions are sentences no heading holds, and every figure stays.
+pub fn boost_headings(hits: &mut [Hit], query: &str) {
+    let mut boosted = false;
+    for hit in hits.iter_mut().filter(|h| h.chunk.loaded) {
+        if let Some(share) = super::route::names_heading(query, &hit.chunk.heading) {
+            hit.score += rank_one_share() * share;
+            boosted = true;
+        }
+    }
+    if boosted {
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+}
+
 /// At most `cap` hits of one document ahead of every other document's: the rest move behind,
 /// in their order, so a short result fills from the next-best documents and a corpus with too
 /// few still fills it. 0 is no cap.
@@ -212,6 +232,42 @@ mod tests {
 
     fn ids(hits: &[Hit]) -> Vec<&str> {
         hits.iter().map(|h| h.chunk.id.as_str()).collect()
+    }
+
+    /// A hit at `score` on a section headed `heading`, its fields read or not.
+    fn headed(id: &str, heading: &str, score: f64, loaded: bool) -> Hit {
+        let mut chunk = candidate(id);
+        chunk.heading = heading.into();
+        chunk.loaded = loaded;
+        Hit {
+            chunk,
+            score,
+            sources: vec!["lexical"],
+        }
+    }
+
+    #[test]
+    fn the_section_a_query_names_rises_by_how_much_of_its_heading_the_query_is() {
+        let share = |rank: f64| 1.0 / (RRF_K + rank);
+        let mut hits = vec![
+            headed("usage", "临时表 › 使用方式", share(1.0), true),
+            headed("local", "临时表 › 本地临时表", share(2.0), true),
+            headed("named", "临时表", share(3.0), true),
+            headed("unread", "临时表", share(4.0), false),
+        ];
+        boost_headings(&mut hits, "临时表");
+        // The section named by the query first, then one whose heading holds it among more.
+        assert_eq!(ids(&hits), ["named", "local", "usage", "unread"]);
+        assert!((hits[0].score - (share(3.0) + share(1.0))).abs() < 1e-12);
+        assert!((hits[1].score - (share(2.0) + 0.6 * share(1.0))).abs() < 1e-12);
+
+        let mut prose = vec![
+            headed("a", "Backups", share(1.0), true),
+            headed("b", "Restore", share(2.0), true),
+        ];
+        boost_headings(&mut prose, "how do I restore the backups");
+        assert_eq!(ids(&prose), ["a", "b"], "a sentence names no heading");
+        assert_eq!(prose[0].score, share(1.0));
     }
 
     /// A hit of document `path` with chunk id `id`.

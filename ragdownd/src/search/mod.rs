@@ -1,8 +1,8 @@
 //! Hybrid retrieval: a dense pool and a BM25 pool, merged into one ranking.
 //!
 //! A query that names something (a quoted command, a snake_case key, a path, a flag, ...: see
-//! [`route`]) is fused by score, leaning on BM25; any other by reciprocal rank, with the alias
-//! boost. Then, as configured, the per-document cap and link following. Ranking uses the fused
+//! [`route`]) is fused by score, leaning on BM25; any other by reciprocal rank, with the heading
+//! boost (a query that is a section's name) and the alias boost. Then, as configured, the per-document cap and link following. Ranking uses the fused
 //! score; every gate downstream uses the cosine `similarity`, which both sides carry (the lexical
 //! side computes it from the stored vector). Filters run inside LanceDB before the top-k, so a
 //! filtered search still returns up to `limit` hits.
@@ -198,6 +198,9 @@ pub async fn search_with(
             } else {
                 fusion::rank_fusion(pools)
             };
+            if options.fusion == Fusion::Routed {
+                fusion::boost_headings(&mut hits, request.query);
+            }
             if options.alias_boost {
                 let named = aliased_documents(store, request.query).await?;
                 fusion::boost_aliases(&mut hits, &named);

@@ -11,7 +11,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::markdown::cjk;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::markdown::{HEADING_SEPARATOR, cjk};
 
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid regex")
@@ -83,6 +85,37 @@ fn without_cjk(query: &str) -> String {
 
 fn mixes_letters_and_digits(word: &str) -> bool {
     word.chars().any(char::is_alphabetic) && word.chars().any(|c| c.is_ascii_digit()) && !NUMBER_WORD.is_match(word)
+}
+
+/// How much of a section's own heading `query` spells, when it spells it whole: `Some(share)`,
+/// the query's [`cjk::weight`] over the heading's, for a query of weight 3 or more (two CJK
+/// letters, three Latin ones) found inside the heading's last part, both NFKC- and case-folded,
+/// with Markdown heading anchors (`{#id}`, `{/*id*/}`) and end punctuation dropped. A keyword
+/// typed alone (`临时表`, `트레이트 바운드`) is most often the name of the section about it; BM25
+/// sees the heading only as words of the breadcrumb every chunk of the document repeats, so it
+/// ranks a section that says the word often above the one named by it.
+pub fn names_heading(query: &str, heading: &str) -> Option<f64> {
+    let query = heading_form(query);
+    if cjk::weight(&query) < 3 {
+        return None;
+    }
+    let own = heading.rsplit(HEADING_SEPARATOR).next().unwrap_or(heading);
+    let own = heading_form(own);
+    own.contains(&query)
+        .then(|| cjk::weight(&query) as f64 / cjk::weight(&own).max(1) as f64)
+}
+
+/// Markdown heading anchors: `{#event-modifiers}` (VitePress, Pandoc) and `{/*memo*/}` (MDX).
+static ANCHOR: LazyLock<Regex> = LazyLock::new(|| regex(r"\{#[^}]*\}|\{/\*.*?\*/\}"));
+
+/// A query or a heading as [`names_heading`] compares them.
+fn heading_form(text: &str) -> String {
+    let folded: String = text.nfkc().collect::<String>().to_lowercase();
+    let bare = ANCHOR.replace_all(&folded, " ");
+    let trimmed = bare
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_punctuation() || "。？！，、：".contains(c));
+    trimmed.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether `alias` occurs in `query` as a whole word (not inside a longer word), ignoring case;
@@ -177,6 +210,36 @@ mod tests {
         ] {
             assert!(!is_identifier_query(query), "{query:?} should not be routed");
         }
+    }
+
+    #[test]
+    fn a_query_names_the_heading_it_is_part_of() {
+        // The whole of a section's own heading, or part of it, by how much of it.
+        assert_eq!(names_heading("临时表", "临时表"), Some(1.0));
+        assert_eq!(names_heading("临时表", "临时表 › 本地临时表"), Some(0.6));
+        assert_eq!(
+            names_heading(
+                "트레이트 바운드",
+                "트레이트로 공통된 동작을 정의하기 › 트레이트 바운드 문법"
+            ),
+            Some(0.75)
+        );
+        // Anchors, case, width and end punctuation do not count.
+        assert_eq!(
+            names_heading(
+                "ライブラリーモード",
+                "本番環境用のビルド › ライブラリーモード {#library-mode}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(names_heading("Memo?", "メモ化 › memo {/*memo*/}"), Some(1.0));
+        assert_eq!(names_heading("ﾌﾟﾛｷｼ", "プロキシ"), Some(1.0));
+        // Only the section's own heading: a title above it is every section's.
+        assert_eq!(names_heading("临时表", "临时表 › 限制"), None);
+        // Too short to name anything, or not in the heading at all.
+        assert_eq!(names_heading("表", "临时表"), None);
+        assert_eq!(names_heading("db", "db"), None);
+        assert_eq!(names_heading("restore the backup", "Backups"), None);
     }
 
     #[test]
