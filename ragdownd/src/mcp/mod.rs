@@ -11,6 +11,9 @@
 //! once. There each tool but `ragdown_reindex` takes a `folder` argument (required by the tools that
 //! name a document), `ragdown_folders` and `ragdown_create_folder` are added, and a call that names
 //! no folder searches, lists or counts every MCP folder, naming each hit's folder.
+//!
+//! The tools whose answer is data carry an `outputSchema` ([`output`]) and send
+//! `structuredContent` beside the text.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -24,8 +27,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::engine::{Engine, Scope};
 use crate::error::ErrorKind;
-use crate::tools::{ToolError, ToolSettings, folders};
+use crate::tools::{Output, ToolError, ToolSettings, folders};
 
+mod output;
 mod table;
 
 use table::{Call, FOLDER_ARG, FOLDER_ARG_OPTIONAL, FolderArg, TOOLS, ToolDef};
@@ -150,13 +154,14 @@ impl RagdownServer {
                 };
                 let mut tool = Tool::new(def.name, def.description, schema);
                 tool.annotations = Some(annotations);
+                tool.output_schema = def.output.map(|schema| schema());
                 tool
             })
             .collect()
     }
 
     /// Runs a tool by name with JSON arguments; `Err` is a protocol error (unknown tool).
-    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> Result<Result<String, ToolError>, ErrorData> {
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> Result<Result<Output, ToolError>, ErrorData> {
         let Some(def) = TOOLS.iter().find(|def| def.name == name && self.is_enabled(def)) else {
             return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None));
         };
@@ -262,7 +267,11 @@ impl ServerHandler for RagdownServer {
             .map(serde_json::Value::Object)
             .unwrap_or(serde_json::Value::Null);
         let result = match self.call(&request.name, arguments).await? {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(output) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                result.structured_content = output.structured;
+                result
+            }
             Err(err) => error_result(&err),
         };
         Ok(result.into())

@@ -22,6 +22,7 @@ mod move_tool;
 mod remote;
 mod search;
 mod stdio;
+mod structured;
 mod support;
 mod trust;
 mod web;
