@@ -12,15 +12,19 @@
 //! name a document), `ragdown_folders` and `ragdown_create_folder` are added, and a call that names
 //! no folder searches, lists or counts every MCP folder, naming each hit's folder.
 //!
-//! The tools whose answer is data carry an `outputSchema` ([`output`]) and send
-//! `structuredContent` beside the text.
+//! Beside the tools, the endpoint's documents are MCP resources ([`resources`], with URIs from
+//! [`uri`]), listed, read and completed without adding anything to `tools/list`; the tools whose
+//! answer is data carry an `outputSchema` ([`output`]) and send `structuredContent` beside the
+//! text.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    CustomRequest, CustomResult, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -30,7 +34,9 @@ use crate::error::ErrorKind;
 use crate::tools::{Output, ToolError, ToolSettings, folders};
 
 mod output;
+mod resources;
 mod table;
+mod uri;
 
 use table::{Call, FOLDER_ARG, FOLDER_ARG_OPTIONAL, FolderArg, TOOLS, ToolDef};
 
@@ -196,6 +202,21 @@ impl RagdownServer {
         Ok((def.handler)(call, arguments).await)
     }
 
+    /// The scope whose files are this endpoint's resources: its own, or at the root every folder
+    /// with MCP on (read afresh, as the root's tools do).
+    fn resource_scope(&self) -> Scope {
+        match &self.endpoint {
+            Endpoint::Scope(scope) => scope.clone(),
+            Endpoint::Root(engine) => {
+                let names = folders::mcp_folders(&engine.docs_dir)
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect();
+                Scope::spanning(engine.clone(), names)
+            }
+        }
+    }
+
     fn instructions(&self) -> String {
         let scope = match &self.endpoint {
             Endpoint::Scope(scope) => scope,
@@ -244,7 +265,12 @@ impl ServerHandler for RagdownServer {
             }) => format!("ragdown-{folder}"),
             _ => "ragdown".to_string(),
         };
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
     }
@@ -275,6 +301,39 @@ impl ServerHandler for RagdownServer {
             Err(err) => error_result(&err),
         };
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.and_then(|params| params.cursor);
+        resources::list(&self.resource_scope(), cursor.as_deref()).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::list_templates(&self.resource_scope()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(resources::read(&self.resource_scope(), &request.uri).await?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        resources::complete(&self.resource_scope(), &request).await
     }
 
     /// Requests the SDK could not read as any method it knows: a `tools/call` whose params are not

@@ -20,6 +20,7 @@ mod load;
 mod minilm;
 mod move_tool;
 mod remote;
+mod resources;
 mod search;
 mod stdio;
 mod structured;

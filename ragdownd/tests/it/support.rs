@@ -195,6 +195,27 @@ pub struct StdioClient {
 impl StdioClient {
     /// Starts `ragdownd stdio` with exactly `env` (plus PATH and HOME) and initializes a session.
     pub async fn start(env: &[(String, String)]) -> Self {
+        let mut client = Self::start_stateless(env).await;
+        let init = client
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "ragdown-tests", "version": "0"}
+                }),
+            )
+            .await;
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+
+    /// Starts `ragdownd stdio` as [`StdioClient::start`] does, without `initialize`: for the
+    /// 2026-07-28 protocol, whose requests each carry their version in `_meta`.
+    pub async fn start_stateless(env: &[(String, String)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ragdownd"));
         command
             .arg("stdio")
@@ -214,28 +235,13 @@ impl StdioClient {
         let mut child = command.spawn().expect("spawn ragdownd");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut client = Self {
+        Self {
             child,
             stdin,
             stdout,
             next_id: 1,
             early: Default::default(),
-        };
-        let init = client
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "ragdown-tests", "version": "0"}
-                }),
-            )
-            .await;
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client
-            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        client
+        }
     }
 
     async fn send(&mut self, message: Value) {
