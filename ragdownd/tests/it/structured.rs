@@ -111,6 +111,10 @@ async fn data_tools_send_structured_content_that_matches_their_schema() {
     client.ok("ragdown_reindex", json!({})).await;
 
     let tools = client.request("tools/list", json!({})).await;
+    // Every agent pays for tools/list each turn: the schemas may add at most 10% to the 16,888
+    // characters the stdio server sent before them (docs/tools.md#structured-results).
+    let size = tools.to_string().chars().count();
+    assert!(size <= 16_888 * 110 / 100, "tools/list is {size} characters");
     for tool in tools["result"]["tools"].as_array().unwrap() {
         let name = tool["name"].as_str().unwrap();
         assert_eq!(
