@@ -22,17 +22,18 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
-    CustomRequest, CustomResult, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CustomRequest, CustomResult, DiscoverResult, ErrorCode, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::engine::{Engine, Scope};
 use crate::error::ErrorKind;
 use crate::tools::{Output, ToolError, ToolSettings, folders};
 
+mod notify;
 mod output;
 mod resources;
 mod table;
@@ -83,6 +84,8 @@ pub struct RagdownServer {
     endpoint: Endpoint,
     settings: Arc<ToolSettings>,
     filter: Arc<ToolFilter>,
+    /// Resource subscriptions and change notifications, on a transport that can carry them.
+    notifier: Option<Arc<notify::Notifier>>,
 }
 
 impl RagdownServer {
@@ -92,7 +95,16 @@ impl RagdownServer {
             endpoint: Endpoint::Scope(scope),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            notifier: None,
         }
+    }
+
+    /// With `resources/subscribe` and change notifications, for a session that lives as long as
+    /// its connection (stdio). The stateless HTTP endpoints answer each request alone and have
+    /// no stream to send them on.
+    pub fn with_notifications(mut self) -> Self {
+        self.notifier = Some(Arc::default());
+        self
     }
 
     /// The root `/mcp`: every folder with MCP on, read from disk on each call.
@@ -101,6 +113,7 @@ impl RagdownServer {
             endpoint: Endpoint::Root(engine),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            notifier: None,
         }
     }
 
@@ -265,11 +278,15 @@ impl ServerHandler for RagdownServer {
             }) => format!("ragdown-{folder}"),
             _ => "ragdown".to_string(),
         };
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_completions()
             .enable_resources()
             .enable_tools()
             .build();
+        if let (Some(_), Some(resources)) = (&self.notifier, capabilities.resources.as_mut()) {
+            resources.subscribe = Some(true);
+            resources.list_changed = Some(true);
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
@@ -326,6 +343,61 @@ impl ServerHandler for RagdownServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         Ok(resources::read(&self.resource_scope(), &request.uri).await?.into())
+    }
+
+    /// The 2026-07-28 protocol delivers notifications through `subscriptions/listen`, which this
+    /// server does not implement: its discovery claims no subscriptions.
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        if let Some(resources) = info.capabilities.resources.as_mut() {
+            resources.subscribe = None;
+            resources.list_changed = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(notifier) = &self.notifier {
+            notifier.start(self.resource_scope(), context.peer.clone());
+        }
+    }
+
+    #[allow(deprecated, reason = "the 2025-11-25 protocol's way, which stdio clients use")]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match &self.notifier {
+            Some(notifier) => notifier.subscribe(&self.resource_scope(), &request.uri),
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/subscribe: this endpoint sends no notifications",
+                None,
+            )),
+        }
+    }
+
+    #[allow(deprecated, reason = "the 2025-11-25 protocol's way, which stdio clients use")]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match &self.notifier {
+            Some(notifier) => {
+                notifier.unsubscribe(&request.uri);
+                Ok(())
+            }
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/unsubscribe: this endpoint sends no notifications",
+                None,
+            )),
+        }
     }
 
     async fn complete(

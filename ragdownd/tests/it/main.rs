@@ -19,6 +19,7 @@ mod language;
 mod load;
 mod minilm;
 mod move_tool;
+mod notifications;
 mod remote;
 mod resources;
 mod search;

@@ -262,6 +262,8 @@ async fn stdio_serves_documents_as_resources_on_the_2026_protocol() {
         capabilities["resources"].is_object() && capabilities["completions"].is_object(),
         "{discover}"
     );
+    // subscriptions/listen is not built: the 2026 discovery claims no subscriptions.
+    assert!(capabilities["resources"].get("subscribe").is_none(), "{discover}");
     let reindex = ask(
         &mut client,
         "tools/call",
@@ -376,6 +378,22 @@ async fn each_folder_endpoint_serves_its_own_documents_with_the_same_uris() {
         answer = post(ops.clone(), token, sync.clone()).await;
     }
     assert_eq!(answer["result"]["isError"], false, "{answer}");
+
+    // Stateless HTTP has no stream for notifications: none claimed, subscribing refused.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let init = post(ops.clone(), token, init).await;
+    assert!(
+        init["result"]["capabilities"]["resources"].get("subscribe").is_none(),
+        "{init}"
+    );
+    let subscribe = post(
+        ops.clone(),
+        token,
+        rpc("resources/subscribe", json!({"uri": "ragdown:///ops/backups.md"}), None),
+    )
+    .await;
+    assert!(subscribe.get("error").is_some(), "{subscribe}");
 
     let meta = meta_2026();
     for era in [None, Some(&meta)] {

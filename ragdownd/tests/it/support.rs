@@ -190,6 +190,8 @@ pub struct StdioClient {
     next_id: u64,
     /// Responses read while waiting for another one.
     early: std::collections::HashMap<u64, Value>,
+    /// Notifications read while waiting for a response, oldest first.
+    notes: std::collections::VecDeque<Value>,
 }
 
 impl StdioClient {
@@ -241,10 +243,12 @@ impl StdioClient {
             stdout,
             next_id: 1,
             early: Default::default(),
+            notes: Default::default(),
         }
     }
 
-    async fn send(&mut self, message: Value) {
+    /// Writes one JSON-RPC message (a notification, say) to the server's stdin.
+    pub async fn send(&mut self, message: Value) {
         let mut line = message.to_string();
         line.push('\n');
         self.stdin.write_all(line.as_bytes()).await.unwrap();
@@ -279,7 +283,36 @@ impl StdioClient {
                 Some(other) => {
                     self.early.insert(other, message);
                 }
-                None => {}
+                None => self.notes.push_back(message),
+            }
+        }
+    }
+
+    /// The notifications read so far and not taken yet, then the next ones, up to and including
+    /// the first whose method is `method`; panics if none comes within `within`.
+    pub async fn notifications_until(&mut self, method: &str, within: Duration) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut taken = Vec::new();
+        loop {
+            while let Some(note) = self.notes.pop_front() {
+                let done = note["method"] == method;
+                taken.push(note);
+                if done {
+                    return taken;
+                }
+            }
+            let line = tokio::time::timeout_at(deadline, self.stdout.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no {method} within {within:?}; got {taken:?}"))
+                .unwrap()
+                .expect("ragdownd closed stdout");
+            let message: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
+            match message.get("id").and_then(Value::as_u64) {
+                Some(id) => {
+                    self.early.insert(id, message);
+                }
+                None => self.notes.push_back(message),
             }
         }
     }
