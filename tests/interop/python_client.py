@@ -13,7 +13,12 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
-from mcp.types import ResourceTemplateReference
+from mcp.types import (
+    ResourceListChangedNotification,
+    ResourceTemplateReference,
+    ResourceUpdatedNotification,
+    ServerNotification,
+)
 from pydantic import AnyUrl
 
 from raw_client import V2025, V2026, RawClient
@@ -114,6 +119,39 @@ async def check_resources(session: ClientSession, where: str, rel: str, docs: st
     print(f"ok: python sdk resources over {where}", file=sys.stderr)
 
 
+async def check_subscription(session: ClientSession, docs: str, notes: list) -> None:
+    """A file written on disk, by no tool, once the index's sync has seen it (ragdown_reindex here,
+    the watcher being off): the subscriber hears it was updated, and that the list changed."""
+    uri = "ragdown:///ops/sdk-watched.md"
+    await session.subscribe_resource(AnyUrl(uri))
+    with open(f"{docs}/ops/sdk-watched.md", "w") as f:
+        f.write("# Watched\n\nWritten on disk, not by a tool.\n")
+    try:
+        await session.call_tool("ragdown_reindex", {})
+        for _ in range(600):
+            updated = any(isinstance(n, ResourceUpdatedNotification) and str(n.params.uri) == uri for n in notes)
+            listed = any(isinstance(n, ResourceListChangedNotification) for n in notes)
+            if updated and listed:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"stdio: no resources/updated and list_changed for {uri}: {notes}")
+        await session.unsubscribe_resource(AnyUrl(uri))
+    finally:
+        os.remove(f"{docs}/ops/sdk-watched.md")
+        before = sum(isinstance(n, ResourceListChangedNotification) for n in notes)
+        await session.call_tool("ragdown_reindex", {})
+        # Its list_changed is read before the session closes: one arriving during the close
+        # breaks the SDK's stdio reader (BrokenResourceError).
+        for _ in range(600):
+            if sum(isinstance(n, ResourceListChangedNotification) for n in notes) > before:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"stdio: no list_changed after removing the watched file: {notes}")
+    print("ok: python sdk resource subscription over stdio", file=sys.stderr)
+
+
 def check_raw(client: RawClient, where: str, docs: str, others: list[str]) -> None:
     """Resources and structured results in raw JSON-RPC, and every hostile URI refused."""
     if client.era == V2026:
@@ -154,11 +192,20 @@ async def main() -> None:
         "RAGDOWN_WATCH": "false",
     }
     params = StdioServerParameters(command=args.bin, args=["stdio"], env=env)
+    notes: list = []
+
+    async def on_message(message) -> None:
+        if isinstance(message, ServerNotification):
+            notes.append(message.root)
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
+            resources = init.capabilities.resources
+            assert resources.subscribe and resources.listChanged, f"stdio: {init.capabilities}"
             await check_tools(session, "stdio", "ops/backups.md")
             await check_resources(session, "stdio", "ops/", args.docs)
+            await check_subscription(session, args.docs, notes)
             print(f"ok: python sdk over stdio ({init.serverInfo.name})", file=sys.stderr)
 
     headers = {"Authorization": f"Bearer {args.token}"}
