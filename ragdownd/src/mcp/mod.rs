@@ -13,9 +13,9 @@
 //! no folder searches, lists or counts every MCP folder, naming each hit's folder.
 //!
 //! Beside the tools, the endpoint's documents are MCP resources ([`resources`], with URIs from
-//! [`uri`]), listed, read and completed without adding anything to `tools/list`; the tools whose
-//! answer is data carry an `outputSchema` ([`output`]) and send `structuredContent` beside the
-//! text.
+//! [`uri`]), listed, read and completed without adding anything to `tools/list`, and over stdio
+//! subscribed to ([`notify`]); the tools whose answer is data carry an `outputSchema` ([`output`])
+//! and send `structuredContent` beside the text.
 
 use std::collections::HashSet;
 use std::sync::Arc;
