@@ -56,7 +56,7 @@ pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
         Layout::Single,
         engine.embedder.clone(),
     ));
-    let server = RagdownServer::new(Scope::root(engine), settings, filter);
+    let server = RagdownServer::new(Scope::root(engine), settings, filter).with_notifications();
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Interop: the official MCP Inspector CLI (with --strict schema checks) and the official Python
-# SDK client list and call ragdownd's tools over stdio and over streamable HTTP with a bearer token.
+# SDK client list and call ragdownd's tools, and list and read its resources, over stdio and over
+# streamable HTTP with a bearer token; python_client.py also speaks the 2026-07-28 protocol and
+# sends hostile resource URIs in raw JSON-RPC (raw_client.py).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -35,6 +37,10 @@ out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method tools/call --to
 expect "inspector stdio ragdown_reindex" "$out" 'added'
 out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method tools/call --tool-name ragdown_recall --tool-arg query=pg_restore 2>&1) || fail "$out"
 expect "inspector stdio ragdown_recall" "$out" 'ops/backups.md:7-7'
+out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method resources/list 2>&1) || fail "inspector stdio resources/list: $out"
+expect "inspector stdio resources/list" "$out" '"ragdown:///ops/backups.md"'
+out=$("$INSPECTOR" --cli "$BIN" stdio "${STDIO_ENV[@]}" --method resources/read --uri 'ragdown:///ops/backups.md#Restore' 2>&1) || fail "$out"
+expect "inspector stdio resources/read of a section" "$out" 'Run pg_restore twice.'
 
 # --- ragdownd serve over HTTP ----------------------------------------------------------------
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -58,6 +64,10 @@ out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer
 expect "inspector http tools/list --strict" "$out" '"ragdown_read_doc"'
 out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_read_doc --tool-arg path=backups.md 2>&1) || fail "$out"
 expect "inspector http ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method resources/list 2>&1) || fail "inspector http resources/list: $out"
+expect "inspector http resources/list" "$out" '"ragdown:///ops/backups.md"'
+out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method resources/templates/list 2>&1) || fail "$out"
+expect "inspector http resources/templates/list" "$out" 'ragdown:///ops/{+path}#{heading}'
 out=$("$INSPECTOR" --cli "$URL" --transport http --header "Authorization: Bearer $TOKEN" --method tools/call --tool-name ragdown_write \
     --tool-arg path=inspector.md "text=# From the Inspector" 2>&1) || fail "$out"
 expect "inspector http ragdown_write" "$out" 'created inspector.md'

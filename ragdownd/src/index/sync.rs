@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
+use super::changes::{Changes, SyncChanges};
 use super::fold::Unfolded;
 use super::rows::{ChunkRow, FileState};
 use super::scan::{Changed, Layout, ListError, list_markdown, read_changed};
@@ -155,6 +156,8 @@ struct Shared {
     /// Sync requests sent and not answered yet: a sync asked for counts as one under way before
     /// the task has picked it up (a server that has just opened its index is not idle).
     queued: std::sync::atomic::AtomicUsize,
+    /// What each sync changed, for whoever listens (MCP resource notifications).
+    changes: Changes,
 }
 
 impl Indexer {
@@ -172,6 +175,7 @@ impl Indexer {
             unfolded: Default::default(),
             tail_checked: Default::default(),
             queued: Default::default(),
+            changes: Changes::default(),
         });
         let (requests, mut queue) = mpsc::unbounded_channel::<Request>();
         let task_shared = shared.clone();
@@ -265,6 +269,11 @@ impl Indexer {
         &self.shared.store
     }
 
+    /// The documents each sync from now on adds, updates and removes ([`super::changes`]).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<Arc<SyncChanges>> {
+        self.shared.changes.subscribe()
+    }
+
     /// How many syncs this process has run since it started (a watcher that never rests shows here).
     pub fn syncs_run(&self) -> u64 {
         self.shared.runs.load(std::sync::atomic::Ordering::Relaxed)
@@ -332,6 +341,7 @@ impl Shared {
         let mut report = SyncReport::default();
         report.stages.indexed = ms_since(started);
         let (removed, changed) = self.what_changed(&indexed, &mut report).await?;
+        let changes = SyncChanges::of(&removed, changed.iter().map(|c| c.listed.path.as_str()), &indexed);
         let total_files = changed.len();
         self.set_progress(Progress {
             running: true,
@@ -366,6 +376,7 @@ impl Shared {
             at: iso_now(),
         });
         tracing::info!(?report, "sync done");
+        self.changes.publish(changes);
         Ok(report)
     }
 

@@ -11,22 +11,33 @@
 //! once. There each tool but `ragdown_reindex` takes a `folder` argument (required by the tools that
 //! name a document), `ragdown_folders` and `ragdown_create_folder` are added, and a call that names
 //! no folder searches, lists or counts every MCP folder, naming each hit's folder.
+//!
+//! Beside the tools, the endpoint's documents are MCP resources ([`resources`], with URIs from
+//! [`uri`]), listed, read and completed without adding anything to `tools/list`, and over stdio
+//! subscribed to ([`notify`]); the tools whose answer is data carry an `outputSchema` ([`output`])
+//! and send `structuredContent` beside the text.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    CustomRequest, CustomResult, DiscoverResult, ErrorCode, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::engine::{Engine, Scope};
 use crate::error::ErrorKind;
-use crate::tools::{ToolError, ToolSettings, folders};
+use crate::tools::{Output, ToolError, ToolSettings, folders};
 
+mod notify;
+mod output;
+mod resources;
 mod table;
+mod uri;
 
 use table::{Call, FOLDER_ARG, FOLDER_ARG_OPTIONAL, FolderArg, TOOLS, ToolDef};
 
@@ -73,6 +84,8 @@ pub struct RagdownServer {
     endpoint: Endpoint,
     settings: Arc<ToolSettings>,
     filter: Arc<ToolFilter>,
+    /// Resource subscriptions and change notifications, on a transport that can carry them.
+    notifier: Option<Arc<notify::Notifier>>,
 }
 
 impl RagdownServer {
@@ -82,7 +95,16 @@ impl RagdownServer {
             endpoint: Endpoint::Scope(scope),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            notifier: None,
         }
+    }
+
+    /// With `resources/subscribe` and change notifications, for a session that lives as long as
+    /// its connection (stdio). The stateless HTTP endpoints answer each request alone and have
+    /// no stream to send them on.
+    pub fn with_notifications(mut self) -> Self {
+        self.notifier = Some(Arc::default());
+        self
     }
 
     /// The root `/mcp`: every folder with MCP on, read from disk on each call.
@@ -91,6 +113,7 @@ impl RagdownServer {
             endpoint: Endpoint::Root(engine),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            notifier: None,
         }
     }
 
@@ -150,13 +173,14 @@ impl RagdownServer {
                 };
                 let mut tool = Tool::new(def.name, def.description, schema);
                 tool.annotations = Some(annotations);
+                tool.output_schema = def.output.map(|schema| schema());
                 tool
             })
             .collect()
     }
 
     /// Runs a tool by name with JSON arguments; `Err` is a protocol error (unknown tool).
-    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> Result<Result<String, ToolError>, ErrorData> {
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> Result<Result<Output, ToolError>, ErrorData> {
         let Some(def) = TOOLS.iter().find(|def| def.name == name && self.is_enabled(def)) else {
             return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None));
         };
@@ -189,6 +213,21 @@ impl RagdownServer {
             settings: &self.settings,
         };
         Ok((def.handler)(call, arguments).await)
+    }
+
+    /// The scope whose files are this endpoint's resources: its own, or at the root every folder
+    /// with MCP on (read afresh, as the root's tools do).
+    fn resource_scope(&self) -> Scope {
+        match &self.endpoint {
+            Endpoint::Scope(scope) => scope.clone(),
+            Endpoint::Root(engine) => {
+                let names = folders::mcp_folders(&engine.docs_dir)
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect();
+                Scope::spanning(engine.clone(), names)
+            }
+        }
     }
 
     fn instructions(&self) -> String {
@@ -239,7 +278,16 @@ impl ServerHandler for RagdownServer {
             }) => format!("ragdown-{folder}"),
             _ => "ragdown".to_string(),
         };
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        if let (Some(_), Some(resources)) = (&self.notifier, capabilities.resources.as_mut()) {
+            resources.subscribe = Some(true);
+            resources.list_changed = Some(true);
+        }
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
     }
@@ -262,10 +310,102 @@ impl ServerHandler for RagdownServer {
             .map(serde_json::Value::Object)
             .unwrap_or(serde_json::Value::Null);
         let result = match self.call(&request.name, arguments).await? {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(output) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                result.structured_content = output.structured;
+                result
+            }
             Err(err) => error_result(&err),
         };
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.and_then(|params| params.cursor);
+        resources::list(&self.resource_scope(), cursor.as_deref()).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::list_templates(&self.resource_scope()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(resources::read(&self.resource_scope(), &request.uri).await?.into())
+    }
+
+    /// The 2026-07-28 protocol delivers notifications through `subscriptions/listen`, which this
+    /// server does not implement: its discovery claims no subscriptions.
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        if let Some(resources) = info.capabilities.resources.as_mut() {
+            resources.subscribe = None;
+            resources.list_changed = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(notifier) = &self.notifier {
+            notifier.start(self.resource_scope(), context.peer.clone());
+        }
+    }
+
+    #[allow(deprecated, reason = "the 2025-11-25 protocol's way, which stdio clients use")]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match &self.notifier {
+            Some(notifier) => notifier.subscribe(&self.resource_scope(), &request.uri),
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/subscribe: this endpoint sends no notifications",
+                None,
+            )),
+        }
+    }
+
+    #[allow(deprecated, reason = "the 2025-11-25 protocol's way, which stdio clients use")]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        match &self.notifier {
+            Some(notifier) => {
+                notifier.unsubscribe(&request.uri);
+                Ok(())
+            }
+            None => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/unsubscribe: this endpoint sends no notifications",
+                None,
+            )),
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        resources::complete(&self.resource_scope(), &request).await
     }
 
     /// Requests the SDK could not read as any method it knows: a `tools/call` whose params are not

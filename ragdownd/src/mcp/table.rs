@@ -14,8 +14,9 @@ use rmcp::handler::server::common::schema_for_type;
 use rmcp::model::JsonObject;
 use serde::de::DeserializeOwned;
 
+use super::output;
 use crate::engine::Scope;
-use crate::tools::{self, ToolError, ToolResult, ToolSettings, context, folders, move_doc, write};
+use crate::tools::{self, Answer, Output, ToolError, ToolResult, ToolSettings, context, folders, move_doc, write};
 
 /// One tool's static description.
 pub(super) struct ToolDef {
@@ -25,6 +26,9 @@ pub(super) struct ToolDef {
     pub(super) destructive: bool,
     pub(super) idempotent: bool,
     pub(super) schema: fn() -> Arc<JsonObject>,
+    /// The JSON schema of the tool's `structuredContent`, for the tools whose answer is data
+    /// ([`super::output`]); `None` for a tool that answers with text alone.
+    pub(super) output: Option<fn() -> Arc<JsonObject>>,
     /// How the root endpoint takes a `folder` argument for this tool.
     pub(super) folder: FolderArg,
     /// Parses the arguments and runs the tool.
@@ -51,8 +55,14 @@ pub(super) struct Call<'a> {
     pub(super) settings: &'a ToolSettings,
 }
 
-/// A tool's handler: its JSON arguments in, its result text or failure out.
-pub(super) type Handler = for<'a> fn(Call<'a>, serde_json::Value) -> BoxFuture<'a, ToolResult>;
+/// A tool's handler: its JSON arguments in, its answer (text, and data for the tools with an output
+/// schema) or failure out.
+pub(super) type Handler = for<'a> fn(Call<'a>, serde_json::Value) -> BoxFuture<'a, Answer>;
+
+/// A handler's answer for a tool that answers with text alone.
+fn text<'a>(answer: impl Future<Output = ToolResult> + Send + 'a) -> BoxFuture<'a, Answer> {
+    Box::pin(async move { answer.await.map(Output::from) })
+}
 
 /// The description of the root endpoint's `folder` argument where a tool needs it.
 pub(super) const FOLDER_ARG: &str = "The folder (a name from ragdown_folders); paths are relative to it.";
@@ -75,6 +85,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::RecallArgs>,
+        output: Some(output::recall),
         folder: FolderArg::Optional,
         handler: |call, args| Box::pin(async move { tools::recall(call.scope, call.settings, parse(args)?).await }),
     },
@@ -91,8 +102,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: false,
         schema: schema_for_type::<context::ContextArgs>,
+        output: None,
         folder: FolderArg::Optional,
-        handler: |call, args| Box::pin(async move { context::context(call.scope, call.settings, parse(args)?).await }),
+        handler: |call, args| text(async move { context::context(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_read_doc",
@@ -104,8 +116,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::ReadDocArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| Box::pin(async move { tools::read_doc(call.scope, parse(args)?).await }),
+        handler: |call, args| text(async move { tools::read_doc(call.scope, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_backlinks",
@@ -116,6 +129,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::BacklinksArgs>,
+        output: Some(output::backlinks),
         folder: FolderArg::Required,
         handler: |call, args| Box::pin(async move { tools::backlinks(call.scope, parse(args)?).await }),
     },
@@ -129,6 +143,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::ListArgs>,
+        output: Some(output::list),
         folder: FolderArg::Optional,
         handler: |call, args| Box::pin(async move { tools::list(call.scope, parse(args)?).await }),
     },
@@ -141,6 +156,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::StatsArgs>,
+        output: Some(output::stats),
         folder: FolderArg::Optional,
         handler: |call, args| Box::pin(async move { tools::stats(call.scope, call.settings, parse(args)?).await }),
     },
@@ -153,8 +169,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: false,
         schema: schema_for_type::<write::RememberArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| Box::pin(async move { write::remember(call.scope, call.settings, parse(args)?).await }),
+        handler: |call, args| text(async move { write::remember(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_write",
@@ -167,8 +184,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: true,
         idempotent: false,
         schema: schema_for_type::<write::WriteArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| Box::pin(async move { write::write(call.scope, call.settings, parse(args)?).await }),
+        handler: |call, args| text(async move { write::write(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_edit",
@@ -180,8 +198,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: true,
         idempotent: false,
         schema: schema_for_type::<write::EditArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| Box::pin(async move { write::edit(call.scope, call.settings, parse(args)?).await }),
+        handler: |call, args| text(async move { write::edit(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_move",
@@ -194,10 +213,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: false,
         schema: schema_for_type::<move_doc::MoveArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| {
-            Box::pin(async move { move_doc::move_doc(call.scope, call.settings, parse(args)?).await })
-        },
+        handler: |call, args| text(async move { move_doc::move_doc(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_delete",
@@ -207,8 +225,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: true,
         idempotent: false,
         schema: schema_for_type::<write::DeleteArgs>,
+        output: None,
         folder: FolderArg::Required,
-        handler: |call, args| Box::pin(async move { write::delete(call.scope, call.settings, parse(args)?).await }),
+        handler: |call, args| text(async move { write::delete(call.scope, call.settings, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_reindex",
@@ -219,8 +238,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<tools::ReindexArgs>,
+        output: None,
         folder: FolderArg::None,
-        handler: |call, args| Box::pin(async move { tools::reindex(call.scope, parse(args)?).await }),
+        handler: |call, args| text(async move { tools::reindex(call.scope, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_folders",
@@ -230,8 +250,9 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: true,
         schema: schema_for_type::<folders::FoldersArgs>,
+        output: None,
         folder: FolderArg::RootOnly,
-        handler: |call, args| Box::pin(async move { folders::list(&call.scope.engine, parse(args)?).await }),
+        handler: |call, args| text(async move { folders::list(&call.scope.engine, parse(args)?).await }),
     },
     ToolDef {
         name: "ragdown_create_folder",
@@ -242,9 +263,10 @@ pub(super) static TOOLS: &[ToolDef] = &[
         destructive: false,
         idempotent: false,
         schema: schema_for_type::<folders::CreateFolderArgs>,
+        output: None,
         folder: FolderArg::RootOnly,
         handler: |call, args| {
-            Box::pin(async move { folders::create(&call.scope.engine, call.settings.read_only, parse(args)?).await })
+            text(async move { folders::create(&call.scope.engine, call.settings.read_only, parse(args)?).await })
         },
     },
 ];

@@ -19,10 +19,12 @@ use crate::markdown::chunker::breadcrumb;
 use crate::search::{self, Hit, SearchRequest, WrittenBy};
 use crate::settings::{Settings, Values};
 
+pub use list::list;
 pub use read::{backlinks, links_to, read_doc, read_file, split_lines};
 
 pub mod context;
 pub mod folders;
+mod list;
 mod logging;
 pub mod move_doc;
 pub mod read;
@@ -79,6 +81,36 @@ impl ToolError {
 }
 
 pub(crate) type ToolResult = Result<String, ToolError>;
+
+/// A tool's answer: the text the agent reads and, for the tools whose answer is data
+/// (`ragdown_recall`, `ragdown_list`, `ragdown_backlinks`, `ragdown_stats`), the same answer as
+/// JSON, which MCP sends as `structuredContent` beside the text. The text is what it always was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// The text content, byte for byte the tool's documented output.
+    pub text: String,
+    /// The answer as data; `None` for a tool that answers with text alone.
+    pub structured: Option<serde_json::Value>,
+}
+
+impl Output {
+    /// An answer that is data, and `text` for the agent to read.
+    pub fn with_data(text: String, data: serde_json::Value) -> Self {
+        Self {
+            text,
+            structured: Some(data),
+        }
+    }
+}
+
+impl From<String> for Output {
+    fn from(text: String) -> Self {
+        Self { text, structured: None }
+    }
+}
+
+/// A tool's answer or its failure.
+pub(crate) type Answer = Result<Output, ToolError>;
 
 /// What every tool call sees: the server's fixed switches, and the layered settings, read afresh
 /// by each call so a saved change applies to the next one.
@@ -243,25 +275,26 @@ pub async fn web_search(scope: &Scope, settings: &ToolSettings, args: &RecallArg
     Ok(hits)
 }
 
-/// `ragdown_recall`: hybrid search.
-pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> ToolResult {
+/// `ragdown_recall`: hybrid search. The data is `{hits: [...]}`, the same whatever the format;
+/// the text is that JSON with `format: json`, else numbered hits.
+pub async fn recall(scope: &Scope, settings: &ToolSettings, args: RecallArgs) -> Answer {
     let started = std::time::Instant::now();
     let hits = find(scope, settings, &args).await?;
     logging::search(crate::querylog::Kind::Recall, scope, settings, &args, &hits, started);
     let max_chars = args.max_chars.unwrap_or(settings.current().text_limit);
-    match args.format {
-        RecallFormat::Json => {
-            let hits: Vec<serde_json::Value> = hits.iter().map(|hit| hit_json(scope, hit, max_chars)).collect();
-            Ok(json!({ "hits": hits }).to_string())
-        }
-        RecallFormat::Text if hits.is_empty() => Ok("No matching documents.".into()),
-        RecallFormat::Text => Ok(hits
+    let data: Vec<serde_json::Value> = hits.iter().map(|hit| hit_json(scope, hit, max_chars)).collect();
+    let data = json!({ "hits": data });
+    let text = match args.format {
+        RecallFormat::Json => data.to_string(),
+        RecallFormat::Text if hits.is_empty() => "No matching documents.".into(),
+        RecallFormat::Text => hits
             .iter()
             .enumerate()
             .map(|(i, hit)| format!("[{}] {}", i + 1, format_hit(scope, hit, max_chars)))
             .collect::<Vec<_>>()
-            .join("\n\n")),
-    }
+            .join("\n\n"),
+    };
+    Ok(Output::with_data(text, data))
 }
 
 /// The hits of a search with `args` in `scope`: the one search path of `ragdown_recall` and
@@ -413,83 +446,8 @@ pub(crate) fn check_relative(path: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// `ragdown_list`: the documents of this endpoint, one line each.
-pub async fn list(scope: &Scope, args: ListArgs) -> ToolResult {
-    if !(1..=1000).contains(&args.limit) {
-        return Err(ToolError::new("limit must be between 1 and 1000"));
-    }
-    let prefix = scoped_prefix(scope, args.path_prefix.as_deref())?;
-    let store = scope.engine.store();
-    let documents = store.documents(&prefix).await?;
-    let superseded = store.superseded().await?;
-    let tag = args.tag.as_deref().map(search::normalize_tag).filter(|t| !t.is_empty());
-    let mut matching: Vec<_> = documents
-        .into_iter()
-        .filter(|doc| scope.contains(&doc.path))
-        .filter(|doc| {
-            tag.as_ref()
-                .is_none_or(|t| doc.tags.iter().any(|d| d == t || d.starts_with(&format!("{t}/"))))
-        })
-        .filter(|doc| match args.written_by {
-            Some(WrittenBy::Agent) => !doc.created_by.is_empty(),
-            Some(WrittenBy::User) => doc.created_by.is_empty(),
-            None => true,
-        })
-        .filter(|doc| args.session_id.as_deref().is_none_or(|s| doc.session == s))
-        .collect();
-    if matching.is_empty() {
-        return Ok("No documents.".into());
-    }
-    if args.sort == ListSort::Recent {
-        matching.sort_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
-    }
-    let total = matching.len();
-    let shown = total.min(args.limit);
-    let mut lines = vec![if shown < total {
-        format!("documents: {shown} of {total}")
-    } else {
-        format!("documents: {total}")
-    }];
-    for doc in matching.iter().take(shown) {
-        let tags = if doc.tags.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " [{}]",
-                doc.tags.iter().map(|t| format!("#{t}")).collect::<Vec<_>>().join(" ")
-            )
-        };
-        let mut details = vec![format!("changed {}", utc_day(doc.mtime_ms))];
-        if !doc.created_by.is_empty() {
-            details.push(format!("written by an agent with {}", doc.created_by));
-        }
-        if !doc.session.is_empty() {
-            details.push(format!("session {}", doc.session));
-        }
-        if !doc.aliases.is_empty() {
-            details.push(format!("aliases {}", doc.aliases.join(", ")));
-        }
-        if let Some(by) = superseded.get(&doc.path) {
-            let by: Vec<String> = by.iter().map(|p| scope.label(p)).collect();
-            details.push(format!("superseded by {}", by.join(", ")));
-        }
-        let description = if doc.description.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", doc.description)
-        };
-        lines.push(format!(
-            "{} — {}{tags} ({}){description}",
-            scope.label(&doc.path),
-            doc.title,
-            details.join(", ")
-        ));
-    }
-    Ok(lines.join("\n"))
-}
-
 /// `ragdown_stats`: the index behind this endpoint.
-pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> ToolResult {
+pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> Answer {
     let engine = &scope.engine;
     let files = engine.store().files().await?;
     let mut in_scope: Vec<(&str, usize)> = files
@@ -528,7 +486,7 @@ pub async fn stats(scope: &Scope, settings: &ToolSettings, args: StatsArgs) -> T
             })
             .collect();
     }
-    Ok(value.to_string())
+    Ok(Output::with_data(value.to_string(), value))
 }
 
 /// `ragdown_reindex`: sync now (or rebuild) and report what changed.

@@ -5,7 +5,7 @@
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::{BacklinksArgs, ReadDocArgs, ToolError, ToolResult, check_relative, logging};
+use super::{Answer, BacklinksArgs, Output, ReadDocArgs, ToolError, ToolResult, check_relative, logging};
 use crate::documents::paths::is_skipped;
 use crate::engine::Scope;
 use crate::error::ErrorKind;
@@ -87,6 +87,28 @@ pub fn read_file(scope: &Scope, path: &str) -> Result<Vec<u8>, ToolError> {
     }
 }
 
+/// The largest attachment a resource read sends, as `GET /api/file`.
+pub const MAX_ATTACHMENT_BYTES: u64 = 64 << 20;
+
+/// The bytes of the file at `path` (scope-relative, of any kind: an image, a PDF), through the one
+/// path check as [`read_file`]: anything the check refuses, a folder, a symlink or a missing file
+/// is "no such file"; a file past [`MAX_ATTACHMENT_BYTES`] is refused.
+pub fn read_attachment(scope: &Scope, path: &str) -> Result<Vec<u8>, ToolError> {
+    let not_found = || ToolError::with_kind(ErrorKind::NotFound, format!("no such file: {path}"));
+    let abs = scope.paths().resolve(path, false).map_err(|_| not_found())?;
+    let meta = std::fs::symlink_metadata(&abs).map_err(|_| not_found())?;
+    if !meta.is_file() {
+        return Err(not_found());
+    }
+    if meta.len() > MAX_ATTACHMENT_BYTES {
+        return Err(ToolError::new(format!(
+            "{path} is too large to send ({} bytes, at most {MAX_ATTACHMENT_BYTES})",
+            meta.len()
+        )));
+    }
+    std::fs::read(&abs).map_err(|_| not_found())
+}
+
 /// Finds the root-relative path for a scope-relative path or wikilink target.
 async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolError> {
     let clean = target.trim_start_matches("./");
@@ -122,8 +144,9 @@ async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolErro
 const BACKLINK_LINE_CHARS: usize = 240;
 
 /// `ragdown_backlinks`: which documents of this endpoint link to a document, and on which lines.
-pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> ToolResult {
-    Ok(links_to(scope, &args.path).await?.to_string())
+pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> Answer {
+    let data = links_to(scope, &args.path).await?;
+    Ok(Output::with_data(data.to_string(), data))
 }
 
 /// `{path, backlinks:[{path, title, lines:[{line, text}]}]}` for the document `path` names (a
@@ -199,7 +222,7 @@ const MAX_ATTACHMENTS: usize = 100_000;
 
 /// The files under `dir` that are not Markdown (images, PDFs), scope-relative, as the indexer
 /// walks: no dot entries, no `node_modules`, no symlinks.
-fn attachments(dir: &std::path::Path) -> Vec<String> {
+pub(crate) fn attachments(dir: &std::path::Path) -> Vec<String> {
     walkdir::WalkDir::new(dir)
         .follow_links(false)
         .into_iter()

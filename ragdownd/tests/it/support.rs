@@ -190,11 +190,34 @@ pub struct StdioClient {
     next_id: u64,
     /// Responses read while waiting for another one.
     early: std::collections::HashMap<u64, Value>,
+    /// Notifications read while waiting for a response, oldest first.
+    notes: std::collections::VecDeque<Value>,
 }
 
 impl StdioClient {
     /// Starts `ragdownd stdio` with exactly `env` (plus PATH and HOME) and initializes a session.
     pub async fn start(env: &[(String, String)]) -> Self {
+        let mut client = Self::start_stateless(env).await;
+        let init = client
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "ragdown-tests", "version": "0"}
+                }),
+            )
+            .await;
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+
+    /// Starts `ragdownd stdio` as [`StdioClient::start`] does, without `initialize`: for the
+    /// 2026-07-28 protocol, whose requests each carry their version in `_meta`.
+    pub async fn start_stateless(env: &[(String, String)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ragdownd"));
         command
             .arg("stdio")
@@ -214,31 +237,18 @@ impl StdioClient {
         let mut child = command.spawn().expect("spawn ragdownd");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut client = Self {
+        Self {
             child,
             stdin,
             stdout,
             next_id: 1,
             early: Default::default(),
-        };
-        let init = client
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "ragdown-tests", "version": "0"}
-                }),
-            )
-            .await;
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        client
-            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        client
+            notes: Default::default(),
+        }
     }
 
-    async fn send(&mut self, message: Value) {
+    /// Writes one JSON-RPC message (a notification, say) to the server's stdin.
+    pub async fn send(&mut self, message: Value) {
         let mut line = message.to_string();
         line.push('\n');
         self.stdin.write_all(line.as_bytes()).await.unwrap();
@@ -273,7 +283,36 @@ impl StdioClient {
                 Some(other) => {
                     self.early.insert(other, message);
                 }
-                None => {}
+                None => self.notes.push_back(message),
+            }
+        }
+    }
+
+    /// The notifications read so far and not taken yet, then the next ones, up to and including
+    /// the first whose method is `method`; panics if none comes within `within`.
+    pub async fn notifications_until(&mut self, method: &str, within: Duration) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut taken = Vec::new();
+        loop {
+            while let Some(note) = self.notes.pop_front() {
+                let done = note["method"] == method;
+                taken.push(note);
+                if done {
+                    return taken;
+                }
+            }
+            let line = tokio::time::timeout_at(deadline, self.stdout.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no {method} within {within:?}; got {taken:?}"))
+                .unwrap()
+                .expect("ragdownd closed stdout");
+            let message: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
+            match message.get("id").and_then(Value::as_u64) {
+                Some(id) => {
+                    self.early.insert(id, message);
+                }
+                None => self.notes.push_back(message),
             }
         }
     }

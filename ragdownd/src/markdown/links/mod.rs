@@ -23,7 +23,7 @@ mod resolve;
 mod rewrite;
 
 pub use find::find_links;
-pub use resolve::{heading_range, resolve_relative, resolve_wikilink, split_wikilink};
+pub use resolve::{heading_range, headings, resolve_relative, resolve_wikilink, split_wikilink};
 pub use rewrite::rewrite_for_move;
 
 use std::ops::Range;

@@ -107,6 +107,22 @@ pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
     open.map(|(start, _)| (start, lines.len()))
 }
 
+/// The headings of a document's lines, in order, as [`heading_range`] matches them (headings in
+/// fenced code left out): what a section's `#heading` may name.
+pub fn headings(lines: &[&str]) -> Vec<String> {
+    let mut fences = Fences::default();
+    let mut found = Vec::new();
+    for line in lines {
+        if fences.observe(line) || fences.is_open() {
+            continue;
+        }
+        if let Some(caps) = HEADING.captures(line) {
+            found.push(caps[2].trim().to_string());
+        }
+    }
+    found
+}
+
 /// The index in `documents` that `raw` resolves to; see [`resolve_wikilink`].
 fn resolve_index(raw: &str, from: &str, documents: &[LinkTarget<'_>]) -> Option<usize> {
     let target = normalise_target(split_wikilink(raw).0);
@@ -377,5 +393,12 @@ mod tests {
         assert_eq!(heading_range(&lines, ""), None);
         let crlf: Vec<&str> = "## A ##\r\nx\r\n# B\r".split('\n').collect();
         assert_eq!(heading_range(&crlf, "a"), Some((1, 2)));
+        assert_eq!(
+            headings(&lines),
+            ["Doc", "Restore", "Detail", "Next"],
+            "fenced ones left out"
+        );
+        let crlf: Vec<&str> = "## A ##\nx\n# B".split('\n').collect();
+        assert_eq!(headings(&crlf), ["A", "B"]);
     }
 }
