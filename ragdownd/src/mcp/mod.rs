@@ -73,6 +73,9 @@ pub struct RagdownServer {
     endpoint: Endpoint,
     settings: Arc<ToolSettings>,
     filter: Arc<ToolFilter>,
+    /// The connection's session, which the history records a write under when the call names
+    /// no `session_id` of its own (stdio: one per process).
+    session: Option<String>,
 }
 
 impl RagdownServer {
@@ -82,7 +85,14 @@ impl RagdownServer {
             endpoint: Endpoint::Scope(scope),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            session: None,
         }
+    }
+
+    /// The same server, recording writes under `session` unless a call names its own.
+    pub fn with_session(mut self, session: impl Into<String>) -> Self {
+        self.session = Some(session.into());
+        self
     }
 
     /// The root `/mcp`: every folder with MCP on, read from disk on each call.
@@ -91,6 +101,7 @@ impl RagdownServer {
             endpoint: Endpoint::Root(engine),
             settings: Arc::new(settings),
             filter: Arc::new(filter),
+            session: None,
         }
     }
 
@@ -184,6 +195,13 @@ impl RagdownServer {
                 }
             }
         };
+        let session = arguments
+            .get("session_id")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| self.session.clone());
+        let mut scope = scope;
+        scope.who = crate::history::Who::mcp(name, session);
         let call = Call {
             scope: &scope,
             settings: &self.settings,

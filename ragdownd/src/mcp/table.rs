@@ -244,7 +244,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         schema: schema_for_type::<folders::CreateFolderArgs>,
         folder: FolderArg::RootOnly,
         handler: |call, args| {
-            Box::pin(async move { folders::create(&call.scope.engine, call.settings.read_only, parse(args)?).await })
+            Box::pin(async move { folders::create(call.scope, call.settings.read_only, parse(args)?).await })
         },
     },
 ];
