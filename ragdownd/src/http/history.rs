@@ -113,19 +113,27 @@ pub struct UndoConflict {
     pub conflicts: Vec<Conflict>,
 }
 
-/// `?path=`, or the filters of the recent changes.
+/// `GET /api/history?path=`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct HistoryQuery {
-    /// `GET /api/history`: the document, root-relative. `changes`: only changes under this path.
+pub struct DocHistoryQuery {
+    /// The document, root-relative.
     pub path: Option<String>,
-    /// `changes`: only this folder's.
+}
+
+/// The filters of the recent changes.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ChangesQuery {
+    /// Only changes under this root-relative path.
+    pub path: Option<String>,
+    /// Only this folder's.
     pub folder: Option<String>,
-    /// `changes`: only this agent session's.
+    /// Only this agent session's.
     pub session: Option<String>,
-    /// `changes`: only this tool's (`ragdown_write`), or `web` for the web UI's.
+    /// Only this tool's (`ragdown_write`), or `web` for the web UI's.
     pub tool: Option<String>,
-    /// `changes`: at most this many, newest first [default 200].
+    /// At most this many, newest first [default 200].
     pub limit: Option<usize>,
 }
 
@@ -181,9 +189,9 @@ fn views(all: &[Entry], keep: impl Fn(&Entry) -> bool) -> Vec<EntryView> {
         .collect()
 }
 
-#[utoipa::path(get, path = "/api/history", tag = "history", params(HistoryQuery),
+#[utoipa::path(get, path = "/api/history", tag = "history", params(DocHistoryQuery),
     responses((status = 200, body = DocHistory), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-pub async fn document(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<HistoryQuery>) -> ApiResult {
+pub async fn document(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<DocHistoryQuery>) -> ApiResult {
     let path = required(&query.path, "path")?
         .trim()
         .trim_matches('/')
@@ -201,9 +209,9 @@ pub async fn document(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQu
     Ok(Json(DocHistory { path, current, entries }).into_response())
 }
 
-#[utoipa::path(get, path = "/api/history/changes", tag = "history", params(HistoryQuery),
+#[utoipa::path(get, path = "/api/history/changes", tag = "history", params(ChangesQuery),
     responses((status = 200, body = Changes), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn changes(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<HistoryQuery>) -> ApiResult {
+pub async fn changes(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<ChangesQuery>) -> ApiResult {
     let folder = query.folder.as_deref().map(str::trim).filter(|f| !f.is_empty());
     if let Some(name) = folder
         && crate::folders::get(&state.config.docs_dir, name).is_none()
