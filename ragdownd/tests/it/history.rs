@@ -536,7 +536,9 @@ async fn killed_at_any_point_no_change_is_left_without_its_entry() {
         std::fs::remove_dir_all(root.join(".ragdown-history")).unwrap();
         let mut changed = 0;
         for round in 0..6u32 {
-            let after = took * (round + 1) / 5;
+            // From a third of the time the whole call took to twice it: under load the change
+            // itself may start late, so the kills reach well past the answer.
+            let after = took * (round + 1) / 3;
             kill_during(root, data.path(), tool, &arguments, after).await;
             let now = tree(root);
             if now != original {
