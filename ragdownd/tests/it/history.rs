@@ -56,7 +56,7 @@ async fn tool(api: &Api, folder: &str, name: &str, arguments: Value) -> String {
     let answer = api
         .call_with(
             "POST",
-            &format!("/mcp/{folder}"),
+            &format!("/mcp/{folder}").trim_end_matches('/'),
             Some(body.to_string().into_bytes()),
             Some("api-token"),
             &[("Accept", "application/json, text/event-stream")],
@@ -253,9 +253,25 @@ async fn every_kind_of_change_is_undone_to_the_byte_and_redone() {
         assert_eq!(newest(&api).await["who"], json!({"via": "web"}), "{kind}");
         undoes_and_redoes(&api, kind, action, &before).await;
     }
-    // Folder create over MCP's root endpoint is recorded too.
-    let status = api.send("GET", "/api/status", None).await.json();
-    assert!(status["files"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_folder_an_agent_makes_is_undone_and_made_again() {
+    let api = Api::start(&["--root-mcp", "true"]).await;
+    let before = tree(api.root());
+    tool(
+        &api,
+        "",
+        "ragdown_create_folder",
+        json!({"name": "made", "title": "Made"}),
+    )
+    .await;
+    assert_eq!(
+        newest(&api).await["who"],
+        json!({"via": "mcp", "tool": "ragdown_create_folder"})
+    );
+    assert!(api.path("made/.ragdown.json").is_file());
+    undoes_and_redoes(&api, "folder create", "create-folder", &before).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
