@@ -56,7 +56,7 @@ async fn tool(api: &Api, folder: &str, name: &str, arguments: Value) -> String {
     let answer = api
         .call_with(
             "POST",
-            &format!("/mcp/{folder}").trim_end_matches('/'),
+            format!("/mcp/{folder}").trim_end_matches('/'),
             Some(body.to_string().into_bytes()),
             Some("api-token"),
             &[("Accept", "application/json, text/event-stream")],
