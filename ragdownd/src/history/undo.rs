@@ -400,3 +400,85 @@ fn make_link(target: &str, at: &Path) -> std::io::Result<()> {
 fn make_link(_target: &str, _at: &Path) -> std::io::Result<()> {
     Err(std::io::Error::other("symbolic links are restored on Unix only"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::HistoryOptions;
+
+    fn history(docs: &Path) -> Arc<History> {
+        Arc::new(History::new(docs, &HistoryOptions::default()))
+    }
+
+    #[test]
+    fn a_path_is_looked_up_where_later_renames_put_it() {
+        let later = [
+            Op::Rename {
+                from: "tree".into(),
+                to: "moved/tree".into(),
+                dir: true,
+                hash: None,
+            },
+            Op::Mkdir { path: "x".into() },
+        ];
+        assert_eq!(moved_on(&later, "tree/a.md"), "moved/tree/a.md");
+        assert_eq!(moved_on(&later, "tree"), "moved/tree");
+        assert_eq!(moved_on(&later, "treehouse/a.md"), "treehouse/a.md");
+    }
+
+    #[test]
+    fn a_rename_killed_halfway_is_undone_without_losing_either_name() {
+        let docs = tempfile::tempdir().unwrap();
+        let root = docs.path();
+        std::fs::write(root.join("a.md"), "# A\r\n").unwrap();
+        std::fs::create_dir(root.join("dir")).unwrap();
+        std::fs::write(root.join("dir/x.md"), "x").unwrap();
+        let history = history(root);
+        let change = history.begin(Who::web(), "move");
+        let hash = Some(content_hash(b"# A\r\n"));
+        change
+            .renamed(&root.join("a.md"), &root.join("b.md"), false, hash)
+            .unwrap();
+        change
+            .renamed(&root.join("dir"), &root.join("dir2"), true, None)
+            .unwrap();
+        // Killed after claiming both targets, before letting go of the sources.
+        std::fs::hard_link(root.join("a.md"), root.join("b.md")).unwrap();
+        std::fs::create_dir(root.join("dir2")).unwrap();
+        let undone = history.undo(&change.id().unwrap(), Who::web(), Resolve::Keep).unwrap();
+        assert!(undone.conflicts.is_empty(), "{undone:?}");
+        assert!(!root.join("b.md").exists() && !root.join("dir2").exists());
+        assert_eq!(std::fs::read(root.join("a.md")).unwrap(), b"# A\r\n");
+        assert_eq!(std::fs::read(root.join("dir/x.md")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_step_that_never_happened_is_left_and_a_changed_file_refuses_the_undo() {
+        let docs = tempfile::tempdir().unwrap();
+        let root = docs.path();
+        std::fs::write(root.join("a.md"), "one").unwrap();
+        let history = history(root);
+        // Recorded, then killed before the write.
+        let killed = history.begin(Who::web(), "save");
+        killed.file(&root.join("a.md"), Some(b"one"), Some(b"two")).unwrap();
+        let undone = history.undo(&killed.id().unwrap(), Who::web(), Resolve::Keep).unwrap();
+        assert_eq!((undone.unchanged, undone.entry), (vec!["a.md".to_string()], None));
+        assert_eq!(std::fs::read(root.join("a.md")).unwrap(), b"one");
+
+        let made = history.begin(Who::web(), "save");
+        made.file(&root.join("a.md"), Some(b"one"), Some(b"two")).unwrap();
+        std::fs::write(root.join("a.md"), "two").unwrap();
+        std::fs::write(root.join("a.md"), "by hand").unwrap();
+        let refused = history.undo(&made.id().unwrap(), Who::web(), Resolve::Keep).unwrap();
+        assert_eq!(refused.conflicts.len(), 1);
+        assert_eq!(refused.entry, None);
+        assert_eq!(std::fs::read(root.join("a.md")).unwrap(), b"by hand", "kept");
+        let forced = history
+            .undo(&made.id().unwrap(), Who::web(), Resolve::Overwrite)
+            .unwrap();
+        assert_eq!(std::fs::read(root.join("a.md")).unwrap(), b"one");
+        // The overwrite kept what it replaced: undoing it gives the hand edit back.
+        history.undo(&forced.entry.unwrap(), Who::web(), Resolve::Keep).unwrap();
+        assert_eq!(std::fs::read(root.join("a.md")).unwrap(), b"by hand");
+    }
+}
