@@ -56,7 +56,11 @@ pub async fn run_stdio(config: Config) -> anyhow::Result<()> {
         Layout::Single,
         engine.embedder.clone(),
     ));
-    let server = RagdownServer::new(Scope::root(engine), settings, filter).with_notifications();
+    // Writes of this connection are one session in the history unless a call names its own.
+    let session = format!("stdio-{}-{}", std::process::id(), crate::index::sync::iso_now());
+    let server = RagdownServer::new(Scope::root(engine), settings, filter)
+        .with_notifications()
+        .with_session(session);
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())

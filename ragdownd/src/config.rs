@@ -162,6 +162,17 @@ pub struct Options {
     /// The ragdown cache directory [default: $XDG_CACHE_HOME/ragdown or ~/.cache/ragdown].
     #[arg(long, env = "RAGDOWN_CACHE", global = true)]
     pub cache_dir: Option<PathBuf>,
+    /// Where the history of changes made through ragdown is kept (outside the index's data dir)
+    /// [default: .ragdown-history in the docs dir].
+    #[arg(long, env = "RAGDOWN_HISTORY_DIR", global = true)]
+    pub history_dir: Option<PathBuf>,
+    /// Days a change stays in the history.
+    #[arg(long, env = "RAGDOWN_HISTORY_DAYS", global = true, default_value_t = crate::history::DEFAULT_DAYS)]
+    pub history_days: u64,
+    /// Most disk the history may take (`64MB`, `500KB`, `1GB`, or bytes); past it the oldest
+    /// changes go first.
+    #[arg(long, env = "RAGDOWN_HISTORY_MAX_SIZE", global = true, default_value = "64MB", value_parser = crate::history::parse_size)]
+    pub history_max_size: u64,
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "RAGDOWN_LOG", global = true, default_value = DEFAULT_LOG)]
     pub log: String,
@@ -182,6 +193,8 @@ pub enum ConfigError {
     Threads,
     #[error("{0}")]
     Hook(&'static str),
+    #[error("RAGDOWN_HISTORY_DIR must be outside the index's data dir ({0}): deleting the index must not cost history")]
+    HistoryInData(PathBuf),
     #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
     NoHome,
 }
@@ -233,6 +246,8 @@ pub struct Config {
     pub endpoints: Endpoints,
     /// The log filter (`RAGDOWN_LOG`, tracing's EnvFilter syntax).
     pub log: String,
+    /// Where the history of changes lives and how much of it is kept.
+    pub history: crate::history::HistoryOptions,
 }
 
 impl Config {
@@ -269,7 +284,18 @@ impl Config {
             .data_dir
             .clone()
             .unwrap_or_else(|| cache_dir.join(default_data_name(&docs_dir, layout)));
+        let history = crate::history::HistoryOptions {
+            dir: o.history_dir.clone().filter(|d| !d.as_os_str().is_empty()),
+            max_age: std::time::Duration::from_secs(o.history_days.saturating_mul(24 * 3600)),
+            max_bytes: o.history_max_size,
+        };
+        if let Some(dir) = &history.dir
+            && (dir.starts_with(&data_dir) || data_dir.starts_with(dir))
+        {
+            return Err(ConfigError::HistoryInData(data_dir));
+        }
         Ok(Self {
+            history,
             command,
             docs_dir,
             data_dir,

@@ -72,6 +72,8 @@ pub struct EngineOptions {
     /// How often a reader tries to take over from a primary that went away, where the file system
     /// has no locks (with locks, a reader takes over the moment the primary exits).
     pub takeover_every: Duration,
+    /// Where the history of changes is kept, and how much of it.
+    pub history: crate::history::HistoryOptions,
 }
 
 /// How often readers without locks try to take over.
@@ -94,6 +96,8 @@ pub struct Engine {
     pub hook: HookState,
     /// The query log in the data dir; off until the app turns it on.
     pub query_log: QueryLog,
+    /// The history of changes made through ragdown, outside the data dir.
+    pub history: Arc<crate::history::History>,
     watch: Mutex<Option<WatchHandle>>,
     /// Whether this process indexes (primary) or forwards its syncs (reader); a reader waiting to
     /// take over subscribes to it.
@@ -168,6 +172,7 @@ impl Engine {
             indexer,
             hook: HookState::default(),
             query_log: QueryLog::new(&options.data_dir),
+            history: Arc::new(crate::history::History::new(&options.docs_dir, &options.history)),
             watch: Mutex::new(None),
             primary: tokio::sync::watch::Sender::new(false),
             socket,
@@ -365,6 +370,8 @@ pub struct Scope {
     /// Set for the root `/mcp` endpoint when a call names no folder: the names of the folders with
     /// MCP on, which the scope spans. Paths are then shown as `[folder] path`.
     pub span: Option<Vec<String>>,
+    /// Who the scope's writes are recorded as: the web UI unless an MCP call says otherwise.
+    pub who: crate::history::Who,
 }
 
 impl Scope {
@@ -376,6 +383,7 @@ impl Scope {
             folder: None,
             title: None,
             span: None,
+            who: crate::history::Who::web(),
         }
     }
 
@@ -393,6 +401,7 @@ impl Scope {
             folder: Some(folder.name.clone()),
             title: Some(folder.title.clone()),
             span: None,
+            who: crate::history::Who::web(),
         }
     }
 
@@ -404,6 +413,7 @@ impl Scope {
             folder: None,
             title: None,
             span: Some(folders),
+            who: crate::history::Who::web(),
         }
     }
 
@@ -437,6 +447,11 @@ impl Scope {
     /// it is checked from the docs dir down (see [`crate::documents::Root`]).
     pub fn paths(&self) -> crate::documents::Root {
         crate::documents::Root::new(&self.engine.docs_dir, &self.prefix)
+    }
+
+    /// Begins recording a change made in this scope (`action`: what was asked, e.g. `write`).
+    pub fn begin(&self, action: &str) -> crate::history::Change {
+        self.engine.history.begin(self.who.clone(), action)
     }
 
     /// A root-relative path as the scope shows it.

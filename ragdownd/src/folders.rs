@@ -11,9 +11,11 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::documents::DocError;
 use crate::documents::paths::is_skipped;
 use crate::documents::write::atomic_write;
 use crate::error::{ErrorKind, Kinded};
+use crate::history::Change;
 use crate::markdown::is_markdown;
 use crate::settings::file::{self, FileError};
 
@@ -81,18 +83,32 @@ pub fn valid_name(name: &str) -> bool {
 
 /// Makes an empty folder with `settings` as its `.ragdown.json`. Never overwrites: an existing
 /// entry of that name, folder or file, is an error and nothing changes.
-pub fn create(docs_dir: &Path, name: &str, settings: Map<String, Value>) -> Result<Folder, FolderError> {
+pub fn create(
+    docs_dir: &Path,
+    name: &str,
+    settings: Map<String, Value>,
+    change: &Change,
+) -> Result<Folder, FolderError> {
     if !valid_name(name) {
         return Err(FolderError::BadName(name.to_string()));
     }
     let dir = docs_dir.join(name);
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        return Err(FolderError::Exists(name.to_string()));
+    }
+    let recorded = |err: DocError| FolderError::Io(name.to_string(), std::io::Error::other(err.to_string()));
+    change.mkdir(&dir).map_err(recorded)?;
     if let Err(err) = std::fs::create_dir(&dir) {
+        change.forget_last();
         return Err(match err.kind() {
             std::io::ErrorKind::AlreadyExists => FolderError::Exists(name.to_string()),
             _ => FolderError::Io(name.to_string(), err),
         });
     }
     let text = format!("{:#}\n", Value::Object(settings));
+    change
+        .file(&dir.join(SETTINGS_FILE), None, Some(text.as_bytes()))
+        .map_err(recorded)?;
     if let Err(err) = atomic_write(&dir.join(SETTINGS_FILE), text.as_bytes()) {
         // The directory is ours and empty: leave nothing half made.
         let _ = std::fs::remove_dir_all(&dir);
@@ -126,40 +142,54 @@ pub fn update_settings(
 
 /// Renames a folder, never over anything: a folder or file of the new name is a 409 and nothing
 /// changes. The index follows on the next sync (its paths carry the folder's name).
-pub fn rename(docs_dir: &Path, name: &str, new_name: &str) -> Result<Folder, FolderError> {
+pub fn rename(docs_dir: &Path, name: &str, new_name: &str, change: &Change) -> Result<Folder, FolderError> {
     if get(docs_dir, name).is_none() {
         return Err(FolderError::Missing(name.to_string()));
     }
     if !valid_name(new_name) {
         return Err(FolderError::BadName(new_name.to_string()));
     }
-    crate::documents::rename_dir_no_clobber(&docs_dir.join(name), &docs_dir.join(new_name)).map_err(|err| match err
-        .kind()
-    {
-        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::DirectoryNotEmpty => {
-            FolderError::Exists(new_name.to_string())
+    let (from, to) = (docs_dir.join(name), docs_dir.join(new_name));
+    change
+        .renamed(&from, &to, true, None)
+        .map_err(|err| FolderError::Io(name.to_string(), std::io::Error::other(err.to_string())))?;
+    crate::documents::rename_dir_no_clobber(&from, &to).map_err(|err| {
+        change.forget_last();
+        match err.kind() {
+            std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::DirectoryNotEmpty => {
+                FolderError::Exists(new_name.to_string())
+            }
+            _ => FolderError::Io(name.to_string(), err),
         }
-        _ => FolderError::Io(name.to_string(), err),
     })?;
     get(docs_dir, new_name).ok_or_else(|| FolderError::Missing(new_name.to_string()))
 }
 
 /// Deletes a folder with everything in it. Only a real folder of the docs dir (never a symlink,
 /// a dot entry or a file) can be named.
-pub fn delete(docs_dir: &Path, name: &str) -> Result<(), FolderError> {
+pub fn delete(docs_dir: &Path, name: &str, change: &Change) -> Result<(), FolderError> {
     if get(docs_dir, name).is_none() {
         return Err(FolderError::Missing(name.to_string()));
     }
+    change
+        .removing_tree(&docs_dir.join(name))
+        .map_err(|err| FolderError::Io(name.to_string(), std::io::Error::other(err.to_string())))?;
     std::fs::remove_dir_all(docs_dir.join(name)).map_err(|err| FolderError::Io(name.to_string(), err))
 }
 
 /// Deletes a loose Markdown file, one directly in the docs dir; `None` when `name` is no such
 /// file (a folder, a symlink, a path, anything not Markdown).
-pub fn delete_loose(docs_dir: &Path, name: &str) -> Option<std::io::Result<()>> {
+pub fn delete_loose(docs_dir: &Path, name: &str, change: &Change) -> Option<std::io::Result<()>> {
     if !loose_files(docs_dir).iter().any(|loose| loose == name) {
         return None;
     }
-    Some(std::fs::remove_file(docs_dir.join(name)))
+    let path = docs_dir.join(name);
+    let recorded = std::fs::read(&path).and_then(|bytes| {
+        change
+            .file(&path, Some(&bytes), None)
+            .map_err(|err| std::io::Error::other(err.to_string()))
+    });
+    Some(recorded.and_then(|()| std::fs::remove_file(&path)))
 }
 
 /// A folder's `.ragdown.json` as a JSON object, every key kept; empty when missing or unreadable.
@@ -310,19 +340,28 @@ mod tests {
         settings.insert("title".into(), "Work".into());
         settings.insert("mcp".into(), true.into());
         settings.insert("created_by".into(), "ragdown_create_folder".into());
-        let made = create(root, "work", settings.clone()).unwrap();
+        let made = create(root, "work", settings.clone(), &Change::untracked()).unwrap();
         assert_eq!(made.title, "Work");
         assert!(made.mcp);
         assert_eq!(made.created_by.as_deref(), Some("ragdown_create_folder"));
 
         // A second create of the same name, or over a file, changes nothing.
         std::fs::write(root.join("work").join("keep.md"), "# keep").unwrap();
-        assert!(matches!(create(root, "work", Map::new()), Err(FolderError::Exists(_))));
+        assert!(matches!(
+            create(root, "work", Map::new(), &Change::untracked()),
+            Err(FolderError::Exists(_))
+        ));
         std::fs::write(root.join("file"), "x").unwrap();
-        assert!(matches!(create(root, "file", Map::new()), Err(FolderError::Exists(_))));
+        assert!(matches!(
+            create(root, "file", Map::new(), &Change::untracked()),
+            Err(FolderError::Exists(_))
+        ));
         assert_eq!(std::fs::read_to_string(root.join("file")).unwrap(), "x");
         assert!(root.join("work").join("keep.md").exists());
-        assert!(matches!(create(root, "../x", Map::new()), Err(FolderError::BadName(_))));
+        assert!(matches!(
+            create(root, "../x", Map::new(), &Change::untracked()),
+            Err(FolderError::BadName(_))
+        ));
 
         std::fs::write(
             root.join("work").join(SETTINGS_FILE),
@@ -363,30 +402,48 @@ mod tests {
         std::fs::write(root.join("a/x.md"), "# x").unwrap();
         std::fs::create_dir_all(root.join("b")).unwrap();
         std::fs::write(root.join("b/y.md"), "# y").unwrap();
-        assert!(matches!(rename(root, "a", "b"), Err(FolderError::Exists(_))));
-        assert!(matches!(rename(root, "a", "../c"), Err(FolderError::BadName(_))));
-        assert!(matches!(rename(root, "nope", "c"), Err(FolderError::Missing(_))));
+        assert!(matches!(
+            rename(root, "a", "b", &Change::untracked()),
+            Err(FolderError::Exists(_))
+        ));
+        assert!(matches!(
+            rename(root, "a", "../c", &Change::untracked()),
+            Err(FolderError::BadName(_))
+        ));
+        assert!(matches!(
+            rename(root, "nope", "c", &Change::untracked()),
+            Err(FolderError::Missing(_))
+        ));
         assert_eq!(std::fs::read_to_string(root.join("b/y.md")).unwrap(), "# y");
-        assert_eq!(rename(root, "a", "c").unwrap().name, "c");
+        assert_eq!(rename(root, "a", "c", &Change::untracked()).unwrap().name, "c");
         assert_eq!(std::fs::read_to_string(root.join("c/x.md")).unwrap(), "# x");
         assert!(!root.join("a").exists());
 
         std::fs::write(root.join("loose.md"), "# l").unwrap();
-        assert!(matches!(delete(root, "loose.md"), Err(FolderError::Missing(_))));
-        assert!(matches!(delete(root, ".."), Err(FolderError::Missing(_))));
+        assert!(matches!(
+            delete(root, "loose.md", &Change::untracked()),
+            Err(FolderError::Missing(_))
+        ));
+        assert!(matches!(
+            delete(root, "..", &Change::untracked()),
+            Err(FolderError::Missing(_))
+        ));
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(root.join("c"), root.join("link")).unwrap();
-            assert!(matches!(delete(root, "link"), Err(FolderError::Missing(_))));
+            assert!(matches!(
+                delete(root, "link", &Change::untracked()),
+                Err(FolderError::Missing(_))
+            ));
             assert!(root.join("c/x.md").exists());
         }
-        delete(root, "c").unwrap();
+        delete(root, "c", &Change::untracked()).unwrap();
         assert!(!root.join("c").exists());
 
-        assert!(delete_loose(root, "b").is_none());
-        assert!(delete_loose(root, "b/y.md").is_none());
-        assert!(delete_loose(root, "nope.md").is_none());
-        delete_loose(root, "loose.md").unwrap().unwrap();
+        assert!(delete_loose(root, "b", &Change::untracked()).is_none());
+        assert!(delete_loose(root, "b/y.md", &Change::untracked()).is_none());
+        assert!(delete_loose(root, "nope.md", &Change::untracked()).is_none());
+        delete_loose(root, "loose.md", &Change::untracked()).unwrap().unwrap();
         assert!(!root.join("loose.md").exists());
     }
 }

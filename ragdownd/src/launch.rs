@@ -61,6 +61,7 @@ pub async fn open_engine_with(
             watch: values.watch,
             sync_on_open: true,
             takeover_every: crate::engine::TAKEOVER_EVERY,
+            history: config.history.clone(),
         },
         embedder,
     )

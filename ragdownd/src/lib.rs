@@ -5,6 +5,7 @@
 //! - [`markdown`]: chunking and front matter; pure functions of a file's text.
 //! - [`error`]: what kind of failure an error is ([`error::ErrorKind`]); each transport maps it.
 //! - [`documents`]: validated paths and safe writes of user documents (atomic, hash-guarded).
+//! - [`history`]: every change made through ragdown, recorded before it is made, and its undo.
 //! - [`embed`]: the [`embed::Embedder`] trait and its implementations (in-process model, hash).
 //! - [`index`]: the LanceDB table, `meta.json`, diff sync and the watcher.
 //! - [`search`]: hybrid retrieval (dense + BM25; rank or score fusion, alias boost, per-document
@@ -29,6 +30,7 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod folders;
+pub mod history;
 pub mod hook;
 pub mod http;
 pub mod index;

@@ -8,6 +8,7 @@
 //! syncing and output to the tools above it.
 
 pub mod append;
+pub mod delete;
 pub mod hash;
 pub mod paths;
 pub mod provenance;
@@ -19,6 +20,7 @@ pub mod write;
 
 use crate::error::{ErrorKind, Kinded};
 pub use append::append_text;
+pub use delete::delete_guarded;
 pub use hash::{content_hash, is_version, short_hash};
 pub use paths::Root;
 pub use provenance::{keep_provenance, stamp_provenance};
@@ -27,9 +29,7 @@ pub use remember::{
 };
 pub use rename::{rename_dir_no_clobber, rename_file_no_clobber};
 pub use replacements::{Edit, apply_replacements};
-pub use write::{
-    Expected, Written, atomic_write, check_base, delete_guarded, read_existing, with_path_lock, write_guarded,
-};
+pub use write::{Expected, Written, atomic_write, check_base, read_existing, with_path_lock, write_guarded};
 
 /// Why a document operation was refused or failed. `Display` is the exact message an agent (or
 /// the web UI) is shown; [`DocError::kind`] says what kind of failure it is, for the transports.

@@ -15,6 +15,7 @@ use super::paths::Root;
 use super::paths::is_skipped;
 use super::write::create_new;
 use super::{DocError, json_quote};
+use crate::history::Change;
 use crate::markdown::trim_js;
 
 /// The longest slug, in characters.
@@ -116,19 +117,27 @@ pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
 /// subfolder (created as needed), but no `..`, no absolute path and nothing the index skips; the
 /// path is checked from the docs dir down ([`Root::resolve`]), so a symlinked notes folder or
 /// subfolder cannot lead the note out.
-pub fn create_unique(notes: &Root, name: &str, text: &str) -> Result<PathBuf, DocError> {
+pub fn create_unique(notes: &Root, name: &str, text: &str, change: &Change) -> Result<PathBuf, DocError> {
     check_name(name)?;
     let first = notes.resolve(&format!("{name}.md"), true)?;
+    change.mkdirs(&first)?;
     notes.create_parent_dirs(&first)?;
     let dir = first.parent().unwrap_or(notes.docs_dir()).to_path_buf();
     let base = name.replace('\\', "/");
     let stem = base.rsplit('/').next().unwrap_or(&base);
     for n in 1..=MAX_SUFFIX {
         let path = candidate(&dir, stem, n);
+        if fs::symlink_metadata(&path).is_ok() {
+            continue;
+        }
+        change.file(&path, None, Some(text.as_bytes()))?;
         match create_new(&path, text.as_bytes()) {
             Ok(()) => return Ok(path),
-            Err(err) if err.kind() == ErrorKind::AlreadyExists => continue,
-            Err(err) => return Err(DocError::io(format!("could not write {}", path.display()))(err)),
+            Err(err) if err.kind() == ErrorKind::AlreadyExists => change.forget_last(),
+            Err(err) => {
+                change.forget_last();
+                return Err(DocError::io(format!("could not write {}", path.display()))(err));
+            }
         }
     }
     Err(DocError::conflict(format!(
@@ -288,8 +297,8 @@ mod tests {
         let notes = dir.path().join("notes");
         let root = Root::new(dir.path(), "notes");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka.md"));
-        let first = create_unique(&root, "kafka", "one").unwrap();
-        let second = create_unique(&root, "kafka", "two").unwrap();
+        let first = create_unique(&root, "kafka", "one", &Change::untracked()).unwrap();
+        let second = create_unique(&root, "kafka", "two", &Change::untracked()).unwrap();
         assert_eq!(
             (first, second.clone()),
             (notes.join("kafka.md"), notes.join("kafka-2.md"))
@@ -298,11 +307,11 @@ mod tests {
         assert_eq!(fs::read_to_string(second).unwrap(), "two");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka-3.md"));
         assert_eq!(
-            create_unique(&root, "sub/deep", "x").unwrap(),
+            create_unique(&root, "sub/deep", "x", &Change::untracked()).unwrap(),
             notes.join("sub/deep.md")
         );
         assert_eq!(
-            create_unique(&root, "sub/deep", "y").unwrap(),
+            create_unique(&root, "sub/deep", "y", &Change::untracked()).unwrap(),
             notes.join("sub/deep-2.md")
         );
     }
@@ -311,13 +320,13 @@ mod tests {
     fn names_that_escape_or_hide_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         for name in ["../../outside", "/abs", "a/../b", "", "C:x"] {
-            let err = create_unique(&Root::new(dir.path(), ""), name, "x").unwrap_err();
+            let err = create_unique(&Root::new(dir.path(), ""), name, "x", &Change::untracked()).unwrap_err();
             assert_eq!(
                 err.to_string(),
                 format!("document name escapes the documents folder: {name}")
             );
         }
-        let err = create_unique(&Root::new(dir.path(), ""), ".hidden", "x").unwrap_err();
+        let err = create_unique(&Root::new(dir.path(), ""), ".hidden", "x", &Change::untracked()).unwrap_err();
         assert_eq!(err.to_string(), "path names a folder or file the index skips: .hidden");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was written");
     }
@@ -365,10 +374,10 @@ mod tests {
 
         let notes = Root::new(dir.path(), "notes");
         for name in ["escape", "deep/escape"] {
-            let err = create_unique(&notes, name, "x").unwrap_err();
+            let err = create_unique(&notes, name, "x", &Change::untracked()).unwrap_err();
             assert_eq!(err.kind(), Kind::Invalid, "{name}: {err}");
         }
-        let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x").unwrap_err();
+        let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x", &Change::untracked()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "a folder on the path is a file or a symlink: link/escape.md"

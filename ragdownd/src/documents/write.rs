@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};
-use crate::markdown::is_markdown;
+use crate::history::Change;
 
 /// What a guarded write expects to find at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,9 +62,16 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Writes `text` to `path` if the file there is what `expected` says, all under `path`'s lock.
 ///
-/// `shown` is the path as the client named it, for messages. When a file is replaced and its first
+/// `shown` is the path as the client named it, for messages. The write is recorded in `change`
+/// once the checks pass, before the file is touched. When a file is replaced and its first
 /// line ended in CRLF, the new text is written with CRLF too.
-pub fn write_guarded(path: &Path, shown: &str, text: &str, expected: Expected<'_>) -> Result<Written, DocError> {
+pub fn write_guarded(
+    path: &Path,
+    shown: &str,
+    text: &str,
+    expected: Expected<'_>,
+    change: &Change,
+) -> Result<Written, DocError> {
     with_path_lock(path, || {
         let current = read_existing(path, shown)?;
         let bytes = match (&current, expected) {
@@ -88,7 +95,9 @@ pub fn write_guarded(path: &Path, shown: &str, text: &str, expected: Expected<'_
         } else {
             Persist::Over
         };
+        change.file(path, current.as_deref(), Some(bytes.as_bytes()))?;
         write_via_temp(path, persist, |file| file.write_all(bytes.as_bytes())).map_err(|err| {
+            change.forget_last();
             if err.kind() == ErrorKind::AlreadyExists {
                 // Created by someone outside this process since it was checked.
                 DocError::conflict(format!(
@@ -126,52 +135,6 @@ fn ending_of(current: &[u8], text: &str) -> String {
         "\r\n" => with_line_ending(text, "\r\n"),
         _ => text.to_owned(),
     }
-}
-
-/// Deletes the document or subfolder at `path` (resolved with `markdown_only: false`), as
-/// `ragdown_delete` does. A document is deleted only if it is Markdown and, with `base_hash`, still
-/// that version; a subfolder takes no `base_hash` and, unless empty, needs `recursive`.
-pub fn delete_guarded(path: &Path, shown: &str, recursive: bool, base_hash: Option<&str>) -> Result<(), DocError> {
-    let meta = fs::symlink_metadata(path);
-    if meta.as_ref().is_ok_and(fs::Metadata::is_dir) {
-        if base_hash.is_some() {
-            return Err(DocError::BadRequest(format!(
-                "{shown} is a subfolder: base_hash guards one document, so leave it out to delete a subfolder"
-            )));
-        }
-        let mut entries = fs::read_dir(path).map_err(DocError::io(format!("could not read {shown}")))?;
-        return if entries.next().is_none() {
-            fs::remove_dir(path).map_err(DocError::io(format!("could not delete {shown}")))
-        } else if recursive {
-            fs::remove_dir_all(path).map_err(DocError::io(format!("could not delete {shown}")))
-        } else {
-            Err(DocError::conflict(format!(
-                "{shown} is not empty: pass recursive: true to delete everything in it"
-            )))
-        };
-    }
-    let name = path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
-    if !is_markdown(&name) {
-        return Err(DocError::BadRequest(format!(
-            "not a Markdown file (.md, .markdown, .mdx): {shown}"
-        )));
-    }
-    with_path_lock(path, || {
-        let current = match read_existing(path, shown) {
-            Ok(Some(bytes)) => bytes,
-            // Nothing there, or a symlink or other non-file: no document either way.
-            Ok(None) | Err(DocError::Conflict(_)) => {
-                return Err(DocError::NotFound(format!("no such document: {shown}")));
-            }
-            Err(err) => return Err(err),
-        };
-        if base_hash.is_some_and(|base| !is_version(base, &content_hash(&current))) {
-            return Err(DocError::changed(format!(
-                "{shown} changed since it was read, so it was not deleted: read it again and decide on what it says now"
-            )));
-        }
-        fs::remove_file(path).map_err(DocError::io(format!("could not delete {shown}")))
-    })
 }
 
 /// Runs `f` holding the lock for `path`, which every guarded write and delete of the same file in
@@ -288,7 +251,7 @@ fn write_via_temp(path: &Path, persist: Persist, fill: impl FnOnce(&mut File) ->
 }
 
 /// Creates `path` with `bytes` atomically, failing with `AlreadyExists` if anything is there.
-pub(super) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_via_temp(path, Persist::NoClobber, |file| file.write_all(bytes))
 }
 
@@ -375,7 +338,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.md");
 
-        let created = write_guarded(&path, "a.md", "one\n", Expected::New).unwrap();
+        let created = write_guarded(&path, "a.md", "one\n", Expected::New, &Change::untracked()).unwrap();
         assert_eq!(
             created,
             Written {
@@ -383,7 +346,7 @@ mod tests {
                 hash: content_hash(b"one\n")
             }
         );
-        let err = write_guarded(&path, "a.md", "two\n", Expected::New).unwrap_err();
+        let err = write_guarded(&path, "a.md", "two\n", Expected::New, &Change::untracked()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "a.md exists: pass the hash ragdown_read_doc returned as base_hash to replace it"
@@ -391,7 +354,14 @@ mod tests {
         assert_eq!(err.kind(), Kind::Conflict);
 
         // A short hash (12 characters) is enough.
-        let replaced = write_guarded(&path, "a.md", "two\n", Expected::Version(&created.hash[..12])).unwrap();
+        let replaced = write_guarded(
+            &path,
+            "a.md",
+            "two\n",
+            Expected::Version(&created.hash[..12]),
+            &Change::untracked(),
+        )
+        .unwrap();
         assert_eq!(
             replaced,
             Written {
@@ -400,21 +370,35 @@ mod tests {
             }
         );
 
-        let err = write_guarded(&path, "a.md", "three\n", Expected::Version(&created.hash)).unwrap_err();
+        let err = write_guarded(
+            &path,
+            "a.md",
+            "three\n",
+            Expected::Version(&created.hash),
+            &Change::untracked(),
+        )
+        .unwrap_err();
         assert_eq!(err.to_string(), "a.md was changed on disk since it was opened");
         assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "two\n");
 
         fs::remove_file(&path).unwrap();
-        let err = write_guarded(&path, "a.md", "four\n", Expected::Version(&replaced.hash)).unwrap_err();
+        let err = write_guarded(
+            &path,
+            "a.md",
+            "four\n",
+            Expected::Version(&replaced.hash),
+            &Change::untracked(),
+        )
+        .unwrap_err();
         assert_eq!(err.to_string(), "a.md was deleted since it was opened");
         assert_eq!(err.kind(), Kind::Changed);
         assert!(!path.exists());
 
-        let anything = write_guarded(&path, "a.md", "five\n", Expected::Anything).unwrap();
+        let anything = write_guarded(&path, "a.md", "five\n", Expected::Anything, &Change::untracked()).unwrap();
         assert!(anything.created);
         assert!(
-            !write_guarded(&path, "a.md", "six\n", Expected::Anything)
+            !write_guarded(&path, "a.md", "six\n", Expected::Anything, &Change::untracked())
                 .unwrap()
                 .created
         );
@@ -438,7 +422,14 @@ mod tests {
         check_base("a.md", None, &read_hash).unwrap();
         // ... and the write against the hash of what was read, so a change in between is refused.
         fs::write(&path, "v2\n").unwrap();
-        let err = write_guarded(&path, "a.md", "v1 edited\n", Expected::Version(&read_hash)).unwrap_err();
+        let err = write_guarded(
+            &path,
+            "a.md",
+            "v1 edited\n",
+            Expected::Version(&read_hash),
+            &Change::untracked(),
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "v2\n");
         assert_eq!(read_existing(&dir.path().join("none.md"), "none.md").unwrap(), None);
@@ -448,7 +439,14 @@ mod tests {
     fn a_folder_is_not_a_file_to_write() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("x.md")).unwrap();
-        let err = write_guarded(&dir.path().join("x.md"), "x.md", "t", Expected::Anything).unwrap_err();
+        let err = write_guarded(
+            &dir.path().join("x.md"),
+            "x.md",
+            "t",
+            Expected::Anything,
+            &Change::untracked(),
+        )
+        .unwrap_err();
         assert_eq!(
             (err.kind(), err.to_string().as_str()),
             (Kind::Conflict, "not a file: x.md")
@@ -461,14 +459,28 @@ mod tests {
         let path = dir.path().join("a.md");
         fs::write(&path, "one\r\ntwo\r\n").unwrap();
         let base = content_hash(&fs::read(&path).unwrap());
-        let written = write_guarded(&path, "a.md", "uno\ndos\r\ntres\n", Expected::Version(&base)).unwrap();
+        let written = write_guarded(
+            &path,
+            "a.md",
+            "uno\ndos\r\ntres\n",
+            Expected::Version(&base),
+            &Change::untracked(),
+        )
+        .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "uno\r\ndos\r\ntres\r\n");
         assert_eq!(written.hash, content_hash(b"uno\r\ndos\r\ntres\r\n"));
 
         // An LF file takes the text as given.
         fs::write(&path, "one\ntwo\r\n").unwrap();
         let base = content_hash(&fs::read(&path).unwrap());
-        write_guarded(&path, "a.md", "uno\ndos\n", Expected::Version(&base)).unwrap();
+        write_guarded(
+            &path,
+            "a.md",
+            "uno\ndos\n",
+            Expected::Version(&base),
+            &Change::untracked(),
+        )
+        .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "uno\ndos\n");
     }
 
@@ -489,7 +501,7 @@ mod tests {
                         let (barrier, path, base) = (&barrier, &path, &base);
                         scope.spawn(move || {
                             barrier.wait();
-                            write_guarded(path, "race.md", text, Expected::Version(base))
+                            write_guarded(path, "race.md", text, Expected::Version(base), &Change::untracked())
                         })
                     })
                     .collect();
@@ -525,72 +537,5 @@ mod tests {
             locks.get(&key).is_none(),
             "a lock nobody holds is pruned when the next one is made"
         );
-    }
-
-    #[test]
-    fn delete_checks_the_version_and_subfolder_rules() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join("ops/old")).unwrap();
-        fs::write(root.join("ops/old/pg.md"), "pg").unwrap();
-        fs::write(root.join("ops/img.png"), "png").unwrap();
-
-        let err = delete_guarded(
-            &root.join("ops/old/pg.md"),
-            "ops/old/pg.md",
-            false,
-            Some(&content_hash(b"other")),
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "ops/old/pg.md changed since it was read, so it was not deleted: read it again and decide on what it says now"
-        );
-        assert_eq!(err.kind(), Kind::Changed);
-        assert!(root.join("ops/old/pg.md").exists());
-
-        let err = delete_guarded(&root.join("ops/img.png"), "ops/img.png", false, None).unwrap_err();
-        assert_eq!(
-            (err.kind(), err.to_string().as_str()),
-            (Kind::Invalid, "not a Markdown file (.md, .markdown, .mdx): ops/img.png")
-        );
-        let err = delete_guarded(&root.join("ops/gone.md"), "ops/gone.md", false, None).unwrap_err();
-        assert_eq!(
-            (err.kind(), err.to_string().as_str()),
-            (Kind::NotFound, "no such document: ops/gone.md")
-        );
-
-        let err = delete_guarded(&root.join("ops"), "ops", true, Some("0123456789ab")).unwrap_err();
-        assert_eq!(
-            (err.kind(), err.to_string().as_str()),
-            (
-                Kind::Invalid,
-                "ops is a subfolder: base_hash guards one document, so leave it out to delete a subfolder"
-            )
-        );
-        let err = delete_guarded(&root.join("ops"), "ops", false, None).unwrap_err();
-        assert_eq!(
-            (err.kind(), err.to_string().as_str()),
-            (
-                Kind::Conflict,
-                "ops is not empty: pass recursive: true to delete everything in it"
-            )
-        );
-
-        delete_guarded(
-            &root.join("ops/old/pg.md"),
-            "ops/old/pg.md",
-            false,
-            Some(&content_hash(b"pg")[..12]),
-        )
-        .unwrap();
-        assert!(!root.join("ops/old/pg.md").exists());
-        delete_guarded(&root.join("ops/old"), "ops/old", false, None).unwrap();
-        assert!(
-            !root.join("ops/old").exists(),
-            "an empty subfolder goes without recursive"
-        );
-        delete_guarded(&root.join("ops"), "ops", true, None).unwrap();
-        assert!(!root.join("ops").exists());
     }
 }

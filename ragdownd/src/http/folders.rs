@@ -83,7 +83,13 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
         settings.insert("title".into(), json!(title));
     }
     settings.insert("mcp".into(), json!(body.mcp.unwrap_or(false)));
-    let made = folders::create(&state.config.docs_dir, &body.name, settings).map_err(|err| match &err {
+    let made = folders::create(
+        &state.config.docs_dir,
+        &body.name,
+        settings,
+        &web_change(&state, "create-folder"),
+    )
+    .map_err(|err| match &err {
         folders::FolderError::Exists(name) => ApiError::of_kind(err.kind(), format!("already exists: {name}")),
         _ => err.into(),
     })?;
@@ -145,7 +151,7 @@ pub async fn update(
     let mut current = name.clone();
     let mut sync = None;
     if let Some(new_name) = rename {
-        folders::rename(docs_dir, &name, new_name)?;
+        folders::rename(docs_dir, &name, new_name, &web_change(&state, "rename-folder"))?;
         current = new_name.to_string();
         sync = sync_now(&state).await?;
     }
@@ -179,7 +185,7 @@ pub async fn remove(
             "confirm must repeat the folder's name: this deletes every file in it",
         ));
     }
-    folders::delete(&state.config.docs_dir, &name)?;
+    folders::delete(&state.config.docs_dir, &name, &web_change(&state, "delete-folder"))?;
     let sync = sync_now(&state).await?;
     Ok(Json(FolderDeleted { name, sync }).into_response())
 }
@@ -192,9 +198,14 @@ pub async fn remove_loose(State(state): State<Arc<AppState>>, ApiQuery(query): A
         return err.into_response();
     }
     let name = query.name.unwrap_or_default();
-    match folders::delete_loose(&state.config.docs_dir, &name) {
+    match folders::delete_loose(&state.config.docs_dir, &name, &web_change(&state, "delete")) {
         None => ApiError::new(StatusCode::NOT_FOUND, "no such file outside a folder").into_response(),
         Some(Err(err)) => ApiError::internal(format!("could not delete {name}: {err}")).into_response(),
         Some(Ok(())) => Json(LooseDeleted { name }).into_response(),
     }
+}
+
+/// A change made from the web UI, recorded in the history.
+fn web_change(state: &AppState, action: &str) -> crate::history::Change {
+    state.history.begin(crate::history::Who::web(), action)
 }

@@ -119,6 +119,17 @@ async fn checked_json_rpc(request: Request) -> Result<Request, Response> {
 
 /// Answers one streamable-HTTP MCP request with `server`.
 async fn serve_server(state: &AppState, server: RagdownServer, request: Request) -> Response {
+    // A client that keeps a session id sends it; the history records its writes under it.
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .filter(|value| !value.is_empty())
+        .map(str::to_owned);
+    let server = match session {
+        Some(session) => server.with_session(session),
+        None => server,
+    };
     let hosts = allowed_hosts(&state.config.allowed_hosts);
     // Browsers may call only from these hosts' own pages (DNS-rebinding and cross-site protection);
     // MCP clients send no Origin and are not affected.

@@ -10,6 +10,7 @@
 //! - [`folders`]: `/api/folders`, `/api/loose`.
 //! - [`docs`]: `/api/docs`, `/api/doc`, `/api/file`.
 //! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
+//! - [`history`]: `/api/history` and its `changes`, `version`, `undo`, `undo-session`, `restore`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
 //! - [`mcp`]: the MCP routes.
 //! - [`web`]: the web UI, for every other GET.
@@ -23,6 +24,7 @@ pub mod auth;
 pub mod docs;
 pub mod error;
 pub mod folders;
+pub mod history;
 pub mod links;
 pub mod mcp;
 pub mod openapi;
@@ -69,12 +71,16 @@ pub struct AppState {
     pub web: web::Source,
     /// The last survey of which scripts the notes are written in.
     pub languages: Arc<crate::language::Surveys>,
+    /// The history of changes made through ragdown (the same directory the engine records in).
+    pub history: Arc<crate::history::History>,
 }
 
 impl AppState {
     pub fn new(config: Config, tools: ToolSettings, filter: ToolFilter) -> Self {
         let web = web::Source::new(config.web_dir.clone());
+        let history = Arc::new(crate::history::History::new(&config.docs_dir, &config.history));
         Self {
+            history,
             engine: RwLock::new(None),
             load_error: Mutex::new(None),
             config,
@@ -190,6 +196,12 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/resolve", get(links::resolve))
         .route("/api/backlinks", get(links::backlinks))
         .route("/api/move", post(links::move_doc))
+        .route("/api/history", get(history::document))
+        .route("/api/history/changes", get(history::changes))
+        .route("/api/history/version", get(history::version))
+        .route("/api/history/undo", post(history::undo))
+        .route("/api/history/undo-session", post(history::undo_session))
+        .route("/api/history/restore", post(history::restore))
         .route("/api/query-log", get(status::query_log).delete(status::clear_query_log))
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require));
     Router::new()

@@ -6,7 +6,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{docs, folders, links, schema, settings, status};
+use super::{docs, folders, history, links, schema, settings, status};
 
 /// The API.
 #[derive(OpenApi)]
@@ -31,6 +31,12 @@ use super::{docs, folders, links, schema, settings, status};
         links::resolve,
         links::backlinks,
         links::move_doc,
+        history::document,
+        history::changes,
+        history::version,
+        history::undo,
+        history::undo_session,
+        history::restore,
     ),
     components(schemas(schema::ErrorBody, schema::Sync)),
     modifiers(&BearerToken),
@@ -41,6 +47,7 @@ use super::{docs, folders, links, schema, settings, status};
         (name = "settings", description = "Settings → Server"),
         (name = "documents", description = "Reading, saving and deleting documents"),
         (name = "links", description = "Search, links, backlinks and moves"),
+        (name = "history", description = "Every change made through ragdown: versions, undo, restore"),
     )
 )]
 pub struct ApiDoc;

@@ -86,6 +86,9 @@ pub struct RagdownServer {
     filter: Arc<ToolFilter>,
     /// Resource subscriptions and change notifications, on a transport that can carry them.
     notifier: Option<Arc<notify::Notifier>>,
+    /// The connection's session, which the history records a write under when the call names
+    /// no `session_id` of its own (stdio: one per process).
+    session: Option<String>,
 }
 
 impl RagdownServer {
@@ -96,6 +99,7 @@ impl RagdownServer {
             settings: Arc::new(settings),
             filter: Arc::new(filter),
             notifier: None,
+            session: None,
         }
     }
 
@@ -107,6 +111,12 @@ impl RagdownServer {
         self
     }
 
+    /// The same server, recording writes under `session` unless a call names its own.
+    pub fn with_session(mut self, session: impl Into<String>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
     /// The root `/mcp`: every folder with MCP on, read from disk on each call.
     pub fn root(engine: Arc<Engine>, settings: ToolSettings, filter: ToolFilter) -> Self {
         Self {
@@ -114,6 +124,7 @@ impl RagdownServer {
             settings: Arc::new(settings),
             filter: Arc::new(filter),
             notifier: None,
+            session: None,
         }
     }
 
@@ -208,6 +219,13 @@ impl RagdownServer {
                 }
             }
         };
+        let session = arguments
+            .get("session_id")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| self.session.clone());
+        let mut scope = scope;
+        scope.who = crate::history::Who::mcp(name, session);
         let call = Call {
             scope: &scope,
             settings: &self.settings,

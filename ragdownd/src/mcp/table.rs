@@ -266,7 +266,7 @@ pub(super) static TOOLS: &[ToolDef] = &[
         output: None,
         folder: FolderArg::RootOnly,
         handler: |call, args| {
-            text(async move { folders::create(&call.scope.engine, call.settings.read_only, parse(args)?).await })
+            text(async move { folders::create(call.scope, call.settings.read_only, parse(args)?).await })
         },
     },
 ];

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{ToolError, ToolResult};
-use crate::engine::Engine;
+use crate::engine::{Engine, Scope};
 use crate::error::ErrorKind;
 use crate::error::Kinded;
 use crate::folders::{self, FolderError};
@@ -66,7 +66,7 @@ pub async fn list(engine: &Engine, _args: FoldersArgs) -> ToolResult {
 }
 
 /// `ragdown_create_folder`: an empty folder with MCP on. Never overwrites.
-pub async fn create(engine: &Engine, read_only: bool, args: CreateFolderArgs) -> ToolResult {
+pub async fn create(scope: &Scope, read_only: bool, args: CreateFolderArgs) -> ToolResult {
     if read_only {
         return Err(ToolError::with_kind(ErrorKind::ReadOnly, super::write::READ_ONLY));
     }
@@ -78,7 +78,8 @@ pub async fn create(engine: &Engine, read_only: bool, args: CreateFolderArgs) ->
     }
     settings.insert("mcp".into(), Value::from(true));
     settings.insert("created_by".into(), Value::from(CREATED_BY));
-    let made = folders::create(&engine.docs_dir, name, settings).map_err(|err| match err {
+    let change = scope.begin("create-folder");
+    let made = folders::create(&scope.engine.docs_dir, name, settings, &change).map_err(|err| match err {
         FolderError::Exists(_) => ToolError::with_kind(
             err.kind(),
             format!("{err}: nothing was changed; ragdown_folders lists the folders"),

@@ -543,6 +543,7 @@ mod tests {
             watch: false,
             sync_on_open: false,
             takeover_every: crate::engine::TAKEOVER_EVERY,
+            history: Default::default(),
         };
         let embedder = Arc::new(crate::embed::hash::HashEmbedder);
         let engine = crate::engine::Engine::open(options, embedder).await.unwrap();

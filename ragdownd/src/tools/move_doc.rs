@@ -24,6 +24,7 @@ use crate::documents::{
     with_path_lock,
 };
 use crate::engine::Scope;
+use crate::history::Change;
 use crate::index::scan::posix;
 use crate::index::sync::SyncReport;
 use crate::markdown::is_markdown;
@@ -80,9 +81,10 @@ pub async fn move_path(scope: &Scope, from: &str, to: &str) -> Result<Moved, Too
         blocking(move || plan(&root, &from, &to)).await?
     };
     let (from, to) = (planned.from.clone(), planned.to.clone());
+    let change = scope.begin("move");
     let updated = blocking(move || {
-        perform(&root, &planned)?;
-        Ok(rewrite_links(&root.dir(), &planned))
+        perform(&root, &planned, &change)?;
+        Ok(rewrite_links(&root.dir(), &planned, &change))
     })
     .await?;
     let sync = index_now(scope).await?;
@@ -150,8 +152,9 @@ fn plan(root: &Root, from: &str, to: &str) -> Result<Planned, DocError> {
     })
 }
 
-/// Moves the file or folder, creating the target's missing folders, without overwriting anything.
-fn perform(root: &Root, planned: &Planned) -> Result<(), DocError> {
+/// Moves the file or folder, creating the target's missing folders, without overwriting anything;
+/// each step is recorded in `change` before it is made.
+fn perform(root: &Root, planned: &Planned, change: &Change) -> Result<(), DocError> {
     let Planned {
         from,
         to,
@@ -159,13 +162,22 @@ fn perform(root: &Root, planned: &Planned) -> Result<(), DocError> {
         to_abs,
         is_dir,
     } = planned;
+    change.mkdirs(to_abs)?;
     root.create_parent_dirs(to_abs)?;
     let moved = if *is_dir {
+        change.renamed(from_abs, to_abs, true, None)?;
         rename_dir_no_clobber(from_abs, to_abs)
     } else {
         // Under the source's lock, so a guarded write to it lands before the move or fails after.
-        with_path_lock(from_abs, || rename_file_no_clobber(from_abs, to_abs))
+        with_path_lock(from_abs, || {
+            let hash = read_existing(from_abs, from)?.map(|bytes| content_hash(&bytes));
+            change.renamed(from_abs, to_abs, false, hash)?;
+            Ok::<_, DocError>(rename_file_no_clobber(from_abs, to_abs))
+        })?
     };
+    if moved.is_err() {
+        change.forget_last();
+    }
     moved.map_err(|err| match err.kind() {
         ErrorKind::AlreadyExists | ErrorKind::DirectoryNotEmpty => DocError::conflict(format!("already exists: {to}")),
         ErrorKind::NotFound => DocError::NotFound(format!("no such document: {from}")),
@@ -184,7 +196,7 @@ struct Listed {
 /// pointed at what moved (or, for a moved document, at what stayed). Returns the scope-relative
 /// paths of the documents rewritten, sorted. A document that cannot be read or written, or that
 /// changed since it was read, is skipped: the move itself has happened and stands.
-fn rewrite_links(root: &Path, planned: &Planned) -> Vec<String> {
+fn rewrite_links(root: &Path, planned: &Planned, change: &Change) -> Vec<String> {
     let files = list_files(root);
     let targets: Vec<LinkTarget<'_>> = files
         .iter()
@@ -207,7 +219,7 @@ fn rewrite_links(root: &Path, planned: &Planned) -> Vec<String> {
         else {
             continue;
         };
-        match write_if_unchanged(&abs, &file.path, &content_hash(&bytes), &next) {
+        match write_if_unchanged(&abs, &file.path, &content_hash(&bytes), &next, change) {
             Ok(true) => updated.push(file.path.clone()),
             Ok(false) => tracing::warn!(path = %file.path, "changed while its links were rewritten; left as it is"),
             Err(err) => tracing::warn!(path = %file.path, %err, "could not rewrite its links after a move"),
@@ -229,12 +241,17 @@ fn moved_back(path: &str, planned: &Planned) -> String {
 }
 
 /// Replaces the file with `text` if its hash is still `read_hash`, under its path lock; `false`
-/// when it changed (or went away) since it was read.
-fn write_if_unchanged(abs: &Path, shown: &str, read_hash: &str, text: &str) -> Result<bool, DocError> {
+/// when it changed (or went away) since it was read. Recorded in `change` first.
+fn write_if_unchanged(abs: &Path, shown: &str, read_hash: &str, text: &str, change: &Change) -> Result<bool, DocError> {
     with_path_lock(abs, || {
-        let unchanged = read_existing(abs, shown)?.is_some_and(|now| content_hash(&now) == read_hash);
+        let now = read_existing(abs, shown)?;
+        let unchanged = now.as_deref().is_some_and(|now| content_hash(now) == read_hash);
         if unchanged {
-            atomic_write(abs, text.as_bytes()).map_err(DocError::io(format!("could not write {shown}")))?;
+            change.file(abs, now.as_deref(), Some(text.as_bytes()))?;
+            atomic_write(abs, text.as_bytes()).map_err(|err| {
+                change.forget_last();
+                DocError::io(format!("could not write {shown}"))(err)
+            })?;
         }
         Ok(unchanged)
     })
@@ -381,9 +398,12 @@ mod tests {
         ]);
         let root = dir.path();
         let planned = plan(&Root::new(root, ""), "ops", "infra/db").unwrap();
-        perform(&Root::new(root, ""), &planned).unwrap();
+        perform(&Root::new(root, ""), &planned, &Change::untracked()).unwrap();
         assert!(!root.join("ops").exists());
-        assert_eq!(rewrite_links(root, &planned), ["index.md", "infra/db/backups.md"]);
+        assert_eq!(
+            rewrite_links(root, &planned, &Change::untracked()),
+            ["index.md", "infra/db/backups.md"]
+        );
         assert_eq!(
             read(root, "index.md"),
             "See [[backups#Restore]] and [b](infra/db/backups.md).\r\nAnd [[readme]].\r\n",
@@ -402,10 +422,10 @@ mod tests {
         let dir = tree(&[("index.md", "[a](a.md)")]);
         let abs = dir.path().join("index.md");
         let stale = content_hash(b"something else");
-        assert!(!write_if_unchanged(&abs, "index.md", &stale, "[a](b.md)").unwrap());
+        assert!(!write_if_unchanged(&abs, "index.md", &stale, "[a](b.md)", &Change::untracked()).unwrap());
         assert_eq!(read(dir.path(), "index.md"), "[a](a.md)");
         let fresh = content_hash(b"[a](a.md)");
-        assert!(write_if_unchanged(&abs, "index.md", &fresh, "[a](b.md)").unwrap());
+        assert!(write_if_unchanged(&abs, "index.md", &fresh, "[a](b.md)", &Change::untracked()).unwrap());
         assert_eq!(read(dir.path(), "index.md"), "[a](b.md)");
     }
 

@@ -160,14 +160,16 @@ pub async fn save(
     let shown = shown(path);
     let abs = root.resolve(path, true)?;
     let display = shown.clone();
+    let change = scope.begin("save");
     let written = blocking(move || {
         let expected = match (&base_hash, overwrite) {
             (Some(base), _) => Expected::Version(base),
             (None, true) => Expected::Anything,
             (None, false) => Expected::New,
         };
+        change.mkdirs(&abs)?;
         root.create_parent_dirs(&abs)?;
-        write_guarded(&abs, &display, &text, expected)
+        write_guarded(&abs, &display, &text, expected, &change)
     })
     .await?;
     let sync = index_now(scope).await?;
@@ -189,7 +191,8 @@ pub async fn delete_path(
 ) -> Result<SyncReport, ToolError> {
     let shown = shown(path);
     let abs = scope.paths().resolve(path, false)?;
-    blocking(move || delete_guarded(&abs, &shown, recursive, base_hash.as_deref())).await?;
+    let change = scope.begin("delete");
+    blocking(move || delete_guarded(&abs, &shown, recursive, base_hash.as_deref(), &change)).await?;
     index_now(scope).await
 }
 
@@ -213,7 +216,9 @@ pub async fn write(scope: &Scope, settings: &ToolSettings, args: WriteArgs) -> T
     let shown = shown(&args.path);
     let path = root.resolve(&args.path, true)?;
     let display = shown.clone();
+    let change = scope.begin(if args.append { "append" } else { "write" });
     let written = blocking(move || {
+        change.mkdirs(&path)?;
         root.create_parent_dirs(&path)?;
         let existing = read_existing(&path, &display)?;
         match (existing, args.append) {
@@ -223,15 +228,15 @@ pub async fn write(scope: &Scope, settings: &ToolSettings, args: WriteArgs) -> T
                 check_base(&display, args.base_hash.as_deref(), &hash)?;
                 let current = String::from_utf8_lossy(&current);
                 let next = append_text(&current, &args.text, args.heading.as_deref(), &display)?;
-                write_guarded(&path, &display, &next, Expected::Version(&hash))
+                write_guarded(&path, &display, &next, Expected::Version(&hash), &change)
             }
             (None, false) => {
                 let text = stamp_provenance(&args.text, "ragdown_write", args.session_id.as_deref());
-                write_guarded(&path, &display, &text, Expected::New)
+                write_guarded(&path, &display, &text, Expected::New, &change)
             }
             (Some(previous), false) => {
                 let text = keep_provenance(&String::from_utf8_lossy(&previous), &args.text);
-                write_guarded(&path, &display, &text, args.base_hash.as_deref().into())
+                write_guarded(&path, &display, &text, args.base_hash.as_deref().into(), &change)
             }
         }
     })
@@ -250,6 +255,7 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
     let shown = shown(&args.path);
     let path = scope.paths().resolve(&args.path, true)?;
     let display = shown.clone();
+    let change = scope.begin("edit");
     let (written, replaced) = blocking(move || {
         let current = read_existing(&path, &display)?
             .ok_or_else(|| DocError::NotFound(format!("no such document: {display}")))?;
@@ -265,7 +271,7 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
             })
             .collect();
         let (next, replaced) = apply_replacements(&String::from_utf8_lossy(&current), &edits)?;
-        let written = write_guarded(&path, &display, &next, Expected::Version(&hash))?;
+        let written = write_guarded(&path, &display, &next, Expected::Version(&hash), &change)?;
         Ok((written, replaced))
     })
     .await?;
@@ -309,6 +315,7 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
         .filter(|n| !n.trim().is_empty())
         .map(|n| n.trim().trim_end_matches(".md").to_string())
         .unwrap_or_else(|| format!("{today}-{}", slug(&args.title)));
+    let change = scope.begin("remember");
     let (path, superseded) = blocking(move || {
         let targets = resolve_supersedes(&root, args.supersedes.as_deref().unwrap_or_default())?;
         // `supersedes` in front matter is relative to the note's own folder.
@@ -328,7 +335,7 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
             &relative,
             args.session_id.as_deref(),
         );
-        let path = create_unique(&notes, &name, &remember_text(&front, &args.content))?;
+        let path = create_unique(&notes, &name, &remember_text(&front, &args.content), &change)?;
         let root = root.dir();
         let superseded: Vec<String> = targets
             .iter()

@@ -201,11 +201,16 @@ impl Api {
     }
 
     /// Every file under the docs dir and the outside dir with its bytes, to prove a refused
-    /// request changed nothing.
+    /// request changed nothing. The history is left out: it is ragdown's record of the changes
+    /// that were made, not a document (`history.rs` checks what it holds).
     pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out = Vec::new();
         for dir in [self.docs.path(), self.outside.path()] {
-            for entry in walkdir::WalkDir::new(dir).follow_links(false).into_iter().flatten() {
+            let walker = walkdir::WalkDir::new(dir)
+                .follow_links(false)
+                .into_iter()
+                .filter_entry(|entry| entry.file_name() != ragdownd::history::DEFAULT_DIR_NAME);
+            for entry in walker.flatten() {
                 if entry.file_type().is_file() {
                     out.push((entry.path().to_path_buf(), std::fs::read(entry.path()).unwrap()));
                 } else if entry.file_type().is_dir() {

@@ -95,6 +95,7 @@ fn scope(engine: &Arc<Engine>, prefix: &str, folder: Option<&str>) -> Scope {
         folder: folder.map(str::to_string),
         title: folder.map(str::to_string),
         span: None,
+        who: ragdownd::history::Who::web(),
     }
 }
 

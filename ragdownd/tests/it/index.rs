@@ -35,6 +35,7 @@ async fn open_with(
             watch,
             sync_on_open: true,
             takeover_every,
+            history: Default::default(),
         },
         embedder,
     )

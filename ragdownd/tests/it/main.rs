@@ -12,6 +12,7 @@ mod context_rules;
 mod dense;
 mod faults;
 mod health;
+mod history;
 mod hostile;
 mod http;
 mod index;

@@ -394,6 +394,7 @@ pub async fn open_engine(
             watch: false,
             sync_on_open: false,
             takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+            history: Default::default(),
         },
         embedder,
     )

@@ -136,6 +136,102 @@ export interface paths {
         patch: operations["update"];
         trace?: never;
     };
+    "/api/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/history/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/history/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/history/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["undo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/history/undo-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["undo_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/history/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/loose": {
         parameters: {
             query?: never;
@@ -288,6 +384,17 @@ export interface components {
             backlinks: components["schemas"]["Backlink"][];
             path: string;
         };
+        /** @description `GET /api/history/changes`: recent changes, newest first. */
+        Changes: {
+            entries: components["schemas"]["EntryView"][];
+            /** @description Every agent session among the changes that matched the folder and path, newest first. */
+            sessions: string[];
+        };
+        /** @description A path an undo left as it is, and why. */
+        Conflict: {
+            path: string;
+            reason: string;
+        };
         /** @description A document deleted. */
         Deleted: {
             path: string;
@@ -307,6 +414,13 @@ export interface components {
             tags: string[];
             text: string;
             total_lines: number;
+        };
+        /** @description `GET /api/history`: one document's entries, newest first. */
+        DocHistory: {
+            /** @description The hash of the file on disk now; `None` when there is none. */
+            current?: string | null;
+            entries: components["schemas"]["EntryView"][];
+            path: string;
         };
         /** @description An indexed document. */
         DocInfo: {
@@ -343,6 +457,25 @@ export interface components {
             min_score: number;
             /** Format: double */
             unrelated_score?: number | null;
+        };
+        /** @description One entry as the web UI lists it. */
+        EntryView: {
+            /**
+             * @description `write`, `append`, `edit`, `remember`, `move`, `delete`, `save`, `create-folder`,
+             *     `rename-folder`, `delete-folder`, `restore` or `undo`.
+             */
+            action: string;
+            /** @description ISO-8601 UTC. */
+            at: string;
+            /** @description Sorts by time. */
+            id: string;
+            /** @description The steps, in order; hashes name versions `GET /api/history/version` returns. */
+            ops: components["schemas"]["Op"][];
+            /** @description For an undo: the entry it undid. */
+            undoes?: string | null;
+            /** @description The entry that undid this one, when one did (and was not undone in turn). */
+            undone_by?: string | null;
+            who: components["schemas"]["Who"];
         };
         /** @description An error: `{error}` or `{error, code}`. */
         ErrorBody: {
@@ -473,6 +606,39 @@ export interface components {
             name: string;
             title?: string | null;
         };
+        /** @description One step of a change. Hashes are SHA-256 of the whole file; `None` is "no file". */
+        Op: {
+            after?: string | null;
+            before?: string | null;
+            /** @enum {string} */
+            op: "file";
+            path: string;
+        } | {
+            dir: boolean;
+            from: string;
+            hash?: string | null;
+            /** @enum {string} */
+            op: "rename";
+            to: string;
+        } | {
+            /** @enum {string} */
+            op: "mkdir";
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "rmdir";
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "unlink";
+            path: string;
+            target: string;
+        } | {
+            /** @enum {string} */
+            op: "link";
+            path: string;
+            target: string;
+        };
         /** @description The first index's (or the running sync's) progress. */
         ProgressView: {
             chunks_done: number;
@@ -480,9 +646,30 @@ export interface components {
             files_total: number;
             running: boolean;
         };
+        /**
+         * @description What an undo does with a file changed since the entry.
+         * @enum {string}
+         */
+        Resolve: "keep" | "overwrite";
         /** @description Where a link points. */
         Resolved: {
             anchor?: string | null;
+            path: string;
+        };
+        /** @description `POST /api/history/restore`. */
+        RestoreBody: {
+            /** @description Only over this version of the file (what the page showed); without it, over anything. */
+            base_hash?: string | null;
+            /** @description The version to put back (a whole hash from the document's history). */
+            hash: string;
+            /** @description Root-relative. */
+            path: string;
+        };
+        /** @description A version restored. */
+        Restored: {
+            /** @description The entry recording the restore; `None` when the file already held that version. */
+            entry?: string | null;
+            hash: string;
             path: string;
         };
         /** @description `POST /api/doc`. */
@@ -537,6 +724,18 @@ export interface components {
         /** @description `GET /api/search`. */
         SearchHits: {
             hits: components["schemas"]["SearchHit"][];
+        };
+        /** @description `POST /api/history/undo-session`. */
+        SessionBody: {
+            /** @description The agent session whose changes are undone, newest first. */
+            session: string;
+        };
+        /** @description What undoing a session did, newest entry first. */
+        SessionUndo: {
+            /** @description Entries that could not be undone (their conflicts), or only in part. */
+            failed: components["schemas"]["Undone"][];
+            /** @description Entries undone, wholly. */
+            undone: components["schemas"]["Undone"][];
         };
         /** @description `PATCH /api/settings`' answer. */
         SettingsAnswer: {
@@ -610,6 +809,37 @@ export interface components {
             unchanged: number;
             updated: number;
         };
+        /** @description `POST /api/history/undo`. */
+        UndoBody: {
+            /** @description The entry's id. */
+            entry: string;
+            /**
+             * @description What to do with a file changed since the entry: `keep` (refuse, the default) or
+             *     `overwrite` (what it holds now is recorded first, so this too can be undone).
+             */
+            resolve?: components["schemas"]["Resolve"];
+        };
+        /** @description 409 from an undo refused over changes made since. */
+        UndoConflict: {
+            /** @description `conflict`. */
+            code: string;
+            /** @description Each path changed since, and how. */
+            conflicts: components["schemas"]["Conflict"][];
+            error: string;
+        };
+        /** @description What an undo did. */
+        Undone: {
+            /** @description Paths put back as they were. */
+            changed: string[];
+            /** @description Paths left as they are. */
+            conflicts: components["schemas"]["Conflict"][];
+            /** @description The entry recording this undo (undo it to redo); `None` when nothing changed. */
+            entry?: string | null;
+            /** @description Paths already as they were before the entry (undone already, or never changed). */
+            unchanged: string[];
+            /** @description The entry undone. */
+            undid: string;
+        };
         /** @description One full set of the server's layered settings. */
         ValuesView: {
             embedder?: string | null;
@@ -620,6 +850,26 @@ export interface components {
             root_mcp: boolean;
             text_limit: number;
             watch: boolean;
+        };
+        /** @description `GET /api/history/version`: one stored version. */
+        Version: {
+            hash: string;
+            size: number;
+            /** @description The content, when it is UTF-8 text (a Markdown document); `None` for binary attachments. */
+            text?: string | null;
+        };
+        /**
+         * @description Where a change came from.
+         * @enum {string}
+         */
+        Via: "mcp" | "web";
+        /** @description Who made a change. */
+        Who: {
+            /** @description The agent's session: its `session_id` argument, else the MCP connection's. */
+            session?: string | null;
+            /** @description The MCP tool (`ragdown_write`); `None` for the web UI. */
+            tool?: string | null;
+            via: components["schemas"]["Via"];
         };
     };
     responses: never;
@@ -1072,6 +1322,270 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    document: {
+        parameters: {
+            query?: {
+                /** @description The document, root-relative. */
+                path?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocHistory"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    changes: {
+        parameters: {
+            query?: {
+                /** @description Only changes under this root-relative path. */
+                path?: string;
+                /** @description Only this folder's. */
+                folder?: string;
+                /** @description Only this agent session's. */
+                session?: string;
+                /** @description Only this tool's (`ragdown_write`), or `web` for the web UI's. */
+                tool?: string;
+                /** @description At most this many, newest first [default 200]. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    restore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Restored"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `code: changed`: not the version shown */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    undo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UndoBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Undone"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Changed since: nothing was undone; resolve: overwrite to undo anyway */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoConflict"];
+                };
+            };
+        };
+    };
+    undo_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionUndo"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    version: {
+        parameters: {
+            query?: {
+                hash?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Version"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
