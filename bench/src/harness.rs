@@ -84,6 +84,7 @@ pub async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> 
             watch: false,
             sync_on_open: false,
             takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+            history: Default::default(),
         },
         embedder,
     )
