@@ -95,14 +95,30 @@ fn mixes_letters_and_digits(word: &str) -> bool {
 /// sees the heading only as words of the breadcrumb every chunk of the document repeats, so it
 /// ranks a section that says the word often above the one named by it.
 pub fn names_heading(query: &str, heading: &str) -> Option<f64> {
-    let query = heading_form(query);
-    if cjk::weight(&query) < 3 {
-        return None;
+    HeadingQuery::new(query)?.share_of(heading)
+}
+
+/// A query folded once for [`names_heading`]'s comparison, to hold against many headings.
+pub struct HeadingQuery {
+    folded: String,
+    weight: usize,
+}
+
+impl HeadingQuery {
+    /// The folded query, or `None` when it is too short to name a heading.
+    pub fn new(query: &str) -> Option<Self> {
+        let folded = heading_form(query);
+        let weight = cjk::weight(&folded);
+        (weight >= 3).then_some(Self { folded, weight })
     }
-    let own = heading.rsplit(HEADING_SEPARATOR).next().unwrap_or(heading);
-    let own = heading_form(own);
-    own.contains(&query)
-        .then(|| cjk::weight(&query) as f64 / cjk::weight(&own).max(1) as f64)
+
+    /// As [`names_heading`], for this query.
+    pub fn share_of(&self, heading: &str) -> Option<f64> {
+        let own = heading.rsplit(HEADING_SEPARATOR).next().unwrap_or(heading);
+        let own = heading_form(own);
+        own.contains(&self.folded)
+            .then(|| self.weight as f64 / cjk::weight(&own).max(1) as f64)
+    }
 }
 
 /// Markdown heading anchors: `{#event-modifiers}` (VitePress, Pandoc) and `{/*memo*/}` (MDX).
