@@ -7,6 +7,7 @@ import { useEffect, useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { Status } from "./client";
 import { keys } from "./hooks";
+import { refetch } from "./mutations";
 
 /** What changes when the index does: whether it is open, the counts, the time of the last sync. */
 export function indexMark(status: Status | undefined): string | undefined {
@@ -14,6 +15,9 @@ export function indexMark(status: Status | undefined): string | undefined {
   if (!status.ready) return "loading";
   return `${status.files ?? ""}:${status.chunks ?? ""}:${status.last_sync?.at ?? ""}`;
 }
+
+/** The queries a changed index makes stale at once: the folder counts and the document lists. */
+const LISTS = new Set<unknown>([keys.folders[0], keys.docs("")[0]]);
 
 /** Refetches the folder counts and the document lists when `status` shows a changed index. */
 export function useFollowIndex(status: Status | undefined): void {
@@ -26,6 +30,6 @@ export function useFollowIndex(status: Status | undefined): void {
     seen.current = mark;
     // The lists load with the first status; only a change after it is news.
     if (first) return;
-    void client.invalidateQueries({ predicate: (q) => q.queryKey[0] === keys.folders[0] || q.queryKey[0] === keys.docs("")[0] });
+    void refetch(client, LISTS);
   }, [mark, client]);
 }

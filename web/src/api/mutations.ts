@@ -18,7 +18,7 @@ type Key = readonly unknown[];
 const INDEXED = new Set<unknown>([keys.status[0], keys.folders[0], "docs", "doc", "search", "backlinks", "resolve", keys.file("")[0]]);
 
 /** Refetches the queries of those `kinds` (the first part of a key), except what `skip` names. */
-function refetch(client: QueryClient, kinds: ReadonlySet<unknown> | "all", skip?: (key: Key) => boolean): Promise<void> {
+export function refetch(client: QueryClient, kinds: ReadonlySet<unknown> | "all", skip?: (key: Key) => boolean): Promise<void> {
   return client.invalidateQueries({ predicate: (q) => (kinds === "all" || kinds.has(q.queryKey[0])) && !skip?.(q.queryKey) });
 }
 
