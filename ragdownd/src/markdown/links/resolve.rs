@@ -88,18 +88,10 @@ pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
     if wanted.is_empty() {
         return None;
     }
-    let mut fences = Fences::default();
     let mut open: Option<(usize, usize)> = None;
-    for (index, line) in lines.iter().enumerate() {
-        if fences.observe(line) || fences.is_open() {
-            continue;
-        }
-        let Some(caps) = HEADING.captures(line) else {
-            continue;
-        };
-        let level = caps[1].len();
+    for (index, level, text) in heading_lines(lines) {
         match open {
-            None if caps[2].trim().to_lowercase() == wanted => open = Some((index + 1, level)),
+            None if text.to_lowercase() == wanted => open = Some((index + 1, level)),
             Some((start, open_level)) if level <= open_level => return Some((start, index)),
             _ => {}
         }
@@ -110,17 +102,20 @@ pub fn heading_range(lines: &[&str], anchor: &str) -> Option<(usize, usize)> {
 /// The headings of a document's lines, in order, as [`heading_range`] matches them (headings in
 /// fenced code left out): what a section's `#heading` may name.
 pub fn headings(lines: &[&str]) -> Vec<String> {
+    heading_lines(lines).map(|(_, _, text)| text.to_string()).collect()
+}
+
+/// Each heading line outside fenced code: its 0-based index, its level and its trimmed text.
+fn heading_lines<'a>(lines: &'a [&'a str]) -> impl Iterator<Item = (usize, usize, &'a str)> + 'a {
     let mut fences = Fences::default();
-    let mut found = Vec::new();
-    for line in lines {
+    lines.iter().enumerate().filter_map(move |(index, line)| {
         if fences.observe(line) || fences.is_open() {
-            continue;
+            return None;
         }
-        if let Some(caps) = HEADING.captures(line) {
-            found.push(caps[2].trim().to_string());
-        }
-    }
-    found
+        let caps = HEADING.captures(line)?;
+        let level = caps[1].len();
+        Some((index, level, caps.get(2)?.as_str().trim()))
+    })
 }
 
 /// The index in `documents` that `raw` resolves to; see [`resolve_wikilink`].
