@@ -166,6 +166,10 @@ pub struct Options {
     /// [default: .ragdown-history in the docs dir].
     #[arg(long, env = "RAGDOWN_HISTORY_DIR", global = true)]
     pub history_dir: Option<PathBuf>,
+    /// serve only: where the scoped tokens are kept (hashes only; outside the index's data dir)
+    /// [default: .ragdown-access.json in the docs dir].
+    #[arg(long, env = "RAGDOWN_ACCESS_FILE", global = true)]
+    pub access_file: Option<PathBuf>,
     /// Days a change stays in the history.
     #[arg(long, env = "RAGDOWN_HISTORY_DAYS", global = true, default_value_t = crate::history::DEFAULT_DAYS)]
     pub history_days: u64,
@@ -195,6 +199,10 @@ pub enum ConfigError {
     Hook(&'static str),
     #[error("RAGDOWN_HISTORY_DIR must be outside the index's data dir ({0}): deleting the index must not cost history")]
     HistoryInData(PathBuf),
+    #[error(
+        "RAGDOWN_ACCESS_FILE must be outside the index's data dir ({0}): deleting the index must not revoke every token"
+    )]
+    AccessInData(PathBuf),
     #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
     NoHome,
 }
@@ -248,6 +256,9 @@ pub struct Config {
     pub log: String,
     /// Where the history of changes lives and how much of it is kept.
     pub history: crate::history::HistoryOptions,
+    /// The scoped tokens' file (`RAGDOWN_ACCESS_FILE`, else `.ragdown-access.json` in the docs
+    /// dir), never inside the data dir.
+    pub access_file: PathBuf,
 }
 
 impl Config {
@@ -294,8 +305,17 @@ impl Config {
         {
             return Err(ConfigError::HistoryInData(data_dir));
         }
+        let access_file = o
+            .access_file
+            .clone()
+            .filter(|f| !f.as_os_str().is_empty())
+            .unwrap_or_else(|| docs_dir.join(crate::access::store::DEFAULT_FILE_NAME));
+        if access_file.starts_with(&data_dir) {
+            return Err(ConfigError::AccessInData(data_dir));
+        }
         Ok(Self {
             history,
+            access_file,
             command,
             docs_dir,
             data_dir,
@@ -468,6 +488,32 @@ mod tests {
         );
         let cli = parse(&["ragdownd", "serve", "--docs", docs, "--secure-local-net", "true"]);
         assert!(Config::from_cli(cli, Some(dir.path().into()), None).is_ok());
+    }
+
+    #[test]
+    fn the_token_file_is_in_the_docs_dir_and_never_in_the_index_s_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let serve = |extra: &[&str]| {
+            let mut args = vec![
+                "ragdownd",
+                "serve",
+                "--docs",
+                docs,
+                "--token",
+                "t",
+                "--data",
+                "/data/ragdown",
+            ];
+            args.extend_from_slice(extra);
+            Config::from_cli(parse(&args), None, Some("/c".into()))
+        };
+        let config = serve(&[]).unwrap();
+        assert_eq!(config.access_file, config.docs_dir.join(".ragdown-access.json"));
+        let config = serve(&["--access-file", "/etc/ragdown/access.json"]).unwrap();
+        assert_eq!(config.access_file, PathBuf::from("/etc/ragdown/access.json"));
+        let err = serve(&["--access-file", "/data/ragdown/access.json"]).unwrap_err();
+        assert!(matches!(err, ConfigError::AccessInData(_)), "{err}");
     }
 
     #[test]

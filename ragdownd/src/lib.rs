@@ -17,12 +17,14 @@
 //! - [`settings`]: the one settings layer: environment, saved server settings, folder, call.
 //! - [`tools`]: the MCP tools' logic and output text, independent of any transport.
 //! - [`mcp`]: the rmcp server type, used over stdio and streamable HTTP.
+//! - [`access`]: who may do what over HTTP: the owner's token, scoped tokens and their file.
 //! - [`http`]: `serve`'s axum router: the `/api` routes and `/mcp/<folder>`.
 //! - [`launch`]: opening the index with the embedder the settings name.
 //! - [`app`]: the `stdio` and `serve` programs as library functions.
 //! - [`config`]: the only reader of the environment and flags (but for LanceDB's pool size).
 //! - [`process`]: the allocator, and LanceDB's thread pool, set up before any thread starts.
 
+pub mod access;
 pub mod app;
 pub mod config;
 pub mod documents;

@@ -1,12 +1,20 @@
-//! Who may call: the bearer token (unless `SECURE_LOCAL_NET`), and for the `/api` routes the same
-//! host and origin rules the MCP routes have (DNS-rebinding and cross-site protection): the
-//! `Host` must be loopback or one of `RAGDOWN_ALLOWED_HOSTS`, and a browser's `Origin`, when sent,
-//! must be the page the server itself serves.
+//! Who may call, decided in one place ([`decide`]): the owner's bearer token (`RAGDOWN_TOKEN`,
+//! or anyone under `SECURE_LOCAL_NET`) or a scoped token from the token file, else 401. The
+//! `/api` middleware ([`require`], [`require_owner`]) puts the decision into the request, where
+//! handlers take it as the [`Access`] extractor (a handler without the middleware's decision gets a
+//! 401, never the owner's access); the MCP routes ask [`decide`] themselves.
+//!
+//! For the `/api` routes the same host and origin rules as the MCP routes' apply too
+//! (DNS-rebinding and cross-site protection): the `Host` must be loopback or one of
+//! `RAGDOWN_ALLOWED_HOSTS`, and a browser's `Origin`, when sent, must be the page the server itself
+//! serves. A read token is refused every method but GET and HEAD here, so no write route is
+//! reached with one whatever its handler does. Nothing here logs a token.
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
@@ -14,26 +22,87 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
+use crate::access::store::now_ms;
+use crate::access::{Access, Refusal, secret};
 
-/// Whether the request carries the right bearer token (or none is needed).
-pub fn authorized(token: Option<&str>, headers: &HeaderMap) -> bool {
-    let Some(expected) = token else {
-        return true;
-    };
-    let Some(value) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    let value = value.trim();
-    let Some((scheme, token)) = value.split_once(char::is_whitespace) else {
-        return false;
-    };
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return false;
-    }
-    // Compare digests, so the comparison takes the same time whatever the lengths.
-    let given = Sha256::digest(token.trim().as_bytes());
+/// The bearer token of a request, when it sends one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(char::is_whitespace)?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// Whether `given` is the owner's token `expected`. Digests are compared, so the comparison takes
+/// the same time whatever the lengths and wherever they differ.
+fn is_owner_token(expected: &str, given: &str) -> bool {
+    let given = Sha256::digest(given.as_bytes());
     let wanted = Sha256::digest(expected.as_bytes());
     given.ct_eq(&wanted).into()
+}
+
+/// The access decision for a request's headers: the owner's token, a scoped token that is known
+/// and not expired, or (under `SECURE_LOCAL_NET`, when no scoped token is sent) the owner; else a
+/// 401. A scoped token is checked even under `SECURE_LOCAL_NET`, so an agent given a read token
+/// stays read-only there, and a revoked one is refused.
+pub fn decide(state: &AppState, headers: &HeaderMap) -> Result<Access, ApiError> {
+    let given = bearer(headers);
+    if let (Some(expected), Some(given)) = (state.config.token.as_deref(), given)
+        && is_owner_token(expected, given)
+    {
+        return Ok(Access::Admin);
+    }
+    if let Some(given) = given.filter(|t| t.starts_with(secret::PREFIX)) {
+        let now = now_ms();
+        return match state.access.verify(given, now) {
+            Ok(grant) => {
+                if state.access.flush_due(now) {
+                    let store = state.access.clone();
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(err) = store.flush() {
+                            tracing::warn!(%err, "could not note when tokens were last used");
+                        }
+                    });
+                }
+                Ok(Access::Token(grant))
+            }
+            Err(Refusal::Expired) => Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: this token has expired",
+            )),
+            Err(Refusal::Unknown) => Err(ApiError::unauthorized()),
+        };
+    }
+    match state.config.token {
+        None => Ok(Access::Admin),
+        Some(_) => Err(ApiError::unauthorized()),
+    }
+}
+
+/// The 403 for a scoped token where only the owner may go.
+pub fn owner_only() -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "Forbidden: only the owner's token (RAGDOWN_TOKEN) may use this",
+    )
+}
+
+/// The 403 for a write with a read token.
+pub fn read_token() -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "Forbidden: this token may only read")
+}
+
+/// The decision the middleware put into the request. A route without that middleware answers
+/// 401: no handler can run with an access nobody decided.
+impl<S: Send + Sync> FromRequestParts<S> for Access {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<Access>()
+            .cloned()
+            .ok_or_else(ApiError::unauthorized)
+    }
 }
 
 /// The host names requests may address: loopback and `RAGDOWN_ALLOWED_HOSTS`.
@@ -79,19 +148,40 @@ fn host_and_origin_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
     }
 }
 
-/// Middleware of every `/api` route but the status: host, origin, then token.
-pub async fn require(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+/// The host and origin check, then the decision: the request with its [`Access`] inside, or the
+/// refusal.
+fn admit(state: &AppState, mut request: Request) -> Result<Request, ApiError> {
     if !host_and_origin_allowed(request.headers(), &allowed_hosts(&state.config.allowed_hosts)) {
-        return ApiError::new(
+        return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "Forbidden: this host or origin may not call the API (see RAGDOWN_ALLOWED_HOSTS)",
-        )
-        .into_response();
+        ));
     }
-    if !authorized(state.config.token.as_deref(), request.headers()) {
-        return ApiError::unauthorized().into_response();
+    let access = decide(state, request.headers())?;
+    if !access.can_write() && !matches!(*request.method(), Method::GET | Method::HEAD) {
+        return Err(read_token());
     }
-    next.run(request).await
+    request.extensions_mut().insert(access);
+    Ok(request)
+}
+
+/// Middleware of the `/api` routes a scoped token may use (within its folders): host, origin,
+/// then the access decision.
+pub async fn require(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    match admit(&state, request) {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused.into_response(),
+    }
+}
+
+/// Middleware of the owner's `/api` routes (settings, folders, tokens, the query log, undo): as
+/// [`require`], and a scoped token is a 403.
+pub async fn require_owner(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    match admit(&state, request) {
+        Ok(request) if request.extensions().get::<Access>().is_some_and(Access::is_admin) => next.run(request).await,
+        Ok(_) => owner_only().into_response(),
+        Err(refused) => refused.into_response(),
+    }
 }
 
 #[cfg(test)]
@@ -107,18 +197,17 @@ mod tests {
         map
     }
 
+    fn owner(value: &str) -> bool {
+        bearer(&headers(&[(header::AUTHORIZATION, value)])).is_some_and(|given| is_owner_token("s3cret", given))
+    }
+
     #[test]
     fn the_token_is_a_bearer_token_matched_whole() {
-        let ok = headers(&[(header::AUTHORIZATION, "bearer  s3cret ")]);
-        assert!(authorized(Some("s3cret"), &ok));
-        for bad in ["Bearer s3cre", "Basic s3cret", "s3cret", "Bearer s3cretx"] {
-            assert!(
-                !authorized(Some("s3cret"), &headers(&[(header::AUTHORIZATION, bad)])),
-                "{bad}"
-            );
+        assert!(owner("bearer  s3cret "));
+        for bad in ["Bearer s3cre", "Basic s3cret", "s3cret", "Bearer s3cretx", "Bearer"] {
+            assert!(!owner(bad), "{bad}");
         }
-        assert!(!authorized(Some("s3cret"), &HeaderMap::new()));
-        assert!(authorized(None, &HeaderMap::new()));
+        assert_eq!(bearer(&HeaderMap::new()), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::error::{ApiError, ApiQuery, ApiResult, JsonBody, MAX_DOC_BYTES};
 use super::schema::{Deleted, Doc, DocInfo, DocList, DocsQuery, ErrorBody, PathQuery, SaveBody, Saved};
 use super::{AppState, required};
+use crate::access::Access;
 use crate::documents::content_hash;
 use crate::documents::paths::is_skipped;
 use crate::tools;
@@ -27,14 +28,18 @@ use crate::tools;
 /// their front matter, size, chunk count and what supersedes them.
 #[utoipa::path(get, path = "/api/docs", tag = "documents", params(DocsQuery),
     responses((status = 200, body = DocList), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<DocsQuery>) -> ApiResult {
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<DocsQuery>,
+) -> ApiResult {
     let engine = state.ready()?;
-    let prefix = match query.folder.as_deref().filter(|f| !f.is_empty()) {
-        Some(name) => format!("{}/", state.folder_scope(name)?.folder.unwrap_or_default()),
-        None => String::new(),
-    };
+    let folder = query.folder.as_deref().filter(|f| !f.is_empty());
     let store = engine.store();
-    let documents = store.documents(&prefix).await?;
+    let mut documents = Vec::new();
+    for prefix in state.listable(&access, folder)? {
+        documents.extend(store.documents(&prefix).await?);
+    }
     let files = store.files().await?;
     let superseded = store.superseded().await?;
     let nonempty = |text: &str| (!text.is_empty()).then(|| text.to_string());
@@ -65,9 +70,13 @@ pub async fn list(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
 /// and replacements from the index.
 #[utoipa::path(get, path = "/api/doc", tag = "documents", params(PathQuery),
     responses((status = 200, body = Doc), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
+pub async fn read(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<PathQuery>,
+) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.existing_in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(&access, path)?;
     let read_scope = scope.clone();
     let inner = rel.clone();
     let bytes = tokio::task::spawn_blocking(move || tools::read_file(&read_scope, &inner))
@@ -112,8 +121,12 @@ pub async fn read(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "Exists, or `code: changed`: not the version read"),
         (status = 413, body = ErrorBody)))]
-pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SaveBody, MAX_DOC_BYTES>) -> ApiResult {
-    state.writable()?;
+pub async fn save(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    JsonBody(body): JsonBody<SaveBody, MAX_DOC_BYTES>,
+) -> ApiResult {
+    state.writable(&access)?;
     let (Some(Value::String(path)), Some(Value::String(text))) = (&body.path, &body.text) else {
         return Err(ApiError::bad_request("path and text are required strings"));
     };
@@ -124,7 +137,7 @@ pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<S
             "base_hash must be the document's hash: 12 to 64 hexadecimal characters",
         ));
     }
-    let (scope, rel) = state.in_folder(path)?;
+    let (scope, rel) = state.in_folder(&access, path)?;
     let saved = tools::write::save(&scope, &rel, text.clone(), body.base_hash.clone(), body.overwrite).await?;
     let status = if saved.created {
         StatusCode::CREATED
@@ -144,10 +157,14 @@ pub async fn save(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<S
 #[utoipa::path(delete, path = "/api/doc", tag = "documents", params(PathQuery),
     responses((status = 200, body = Deleted), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn remove(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
-    state.writable()?;
+pub async fn remove(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<PathQuery>,
+) -> ApiResult {
+    state.writable(&access)?;
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.existing_in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(&access, path)?;
     if !crate::markdown::is_markdown(&rel) {
         return Err(ApiError::bad_request(format!(
             "not a Markdown file (.md, .markdown, .mdx): {path}"
@@ -202,9 +219,13 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 #[utoipa::path(get, path = "/api/file", tag = "documents", params(PathQuery),
     responses((status = 200, description = "The file's bytes", content_type = "application/octet-stream"),
         (status = 404, body = ErrorBody)))]
-pub async fn file(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<PathQuery>) -> ApiResult {
+pub async fn file(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<PathQuery>,
+) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.existing_in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(&access, path)?;
     if rel.split('/').any(is_skipped) {
         return Err(ApiError::not_found());
     }

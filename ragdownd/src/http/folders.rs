@@ -1,6 +1,9 @@
 //! Settings → Folders: `GET/POST /api/folders`, `PATCH/DELETE /api/folders/<name>`, and
 //! `DELETE /api/loose` for the Markdown files that sit outside every folder.
 //!
+//! Only the list is open to a scoped token, and shows it only the folders it opens (no loose
+//! files); the rest is the owner's.
+//!
 //! Under `RAGDOWN_READ_ONLY` a folder's title, MCP switch and hook defaults may still change (they
 //! are the server's settings, not documents); making, renaming and deleting are refused.
 
@@ -19,6 +22,7 @@ use super::schema::{
     LooseName, NewFolder, Sync,
 };
 use super::{AppState, encode_segment};
+use crate::access::Access;
 use crate::error::Kinded;
 use crate::folders::{self, Folder};
 use crate::index::rows::FileState;
@@ -60,14 +64,20 @@ async fn indexed_files(state: &AppState) -> ApiResult<HashMap<String, FileState>
 /// that no folder holds and `serve` does not index.
 #[utoipa::path(get, path = "/api/folders", tag = "folders",
     responses((status = 200, body = FolderList), (status = 401, body = ErrorBody)))]
-pub async fn list(State(state): State<Arc<AppState>>) -> ApiResult {
+pub async fn list(State(state): State<Arc<AppState>>, access: Access) -> ApiResult {
     let files = indexed_files(&state).await?;
     let docs_dir = &state.config.docs_dir;
+    let opened = |folder: &Folder| access.paths_in(&folder.name).is_none_or(|inside| !inside.is_empty());
     let folders = folders::list(docs_dir)
         .iter()
+        .filter(|folder| opened(folder))
         .map(|folder| folder_view(&state, folder, &files))
         .collect();
-    let loose_files = folders::loose_files(docs_dir);
+    let loose_files = if access.is_admin() {
+        folders::loose_files(docs_dir)
+    } else {
+        Vec::new()
+    };
     Ok(Json(FolderList { folders, loose_files }).into_response())
 }
 
@@ -76,8 +86,12 @@ pub async fn list(State(state): State<Arc<AppState>>) -> ApiResult {
 #[utoipa::path(post, path = "/api/folders", tag = "folders", request_body = NewFolder,
     responses((status = 201, body = FolderAnswer), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
-pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<NewFolder>) -> ApiResult {
-    state.writable()?;
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    JsonBody(body): JsonBody<NewFolder>,
+) -> ApiResult {
+    state.writable(&access)?;
     let mut settings = Map::new();
     if let Some(title) = body.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         settings.insert("title".into(), json!(title));
@@ -111,6 +125,7 @@ fn hook_patch(hook: &Map<String, Value>) -> ApiResult<Patch> {
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
+    access: Access,
     Path(name): Path<String>,
     JsonBody(change): JsonBody<FolderChange>,
 ) -> ApiResult {
@@ -123,7 +138,7 @@ pub async fn update(
     }
     let rename = change.name.as_deref().map(str::trim).filter(|new| *new != name);
     if rename.is_some() {
-        state.writable()?;
+        state.writable(&access)?;
     }
     let hook = change.hook.as_ref().map(hook_patch).transpose()?;
     if let Some(title) = &change.title
@@ -176,10 +191,11 @@ async fn sync_now(state: &AppState) -> ApiResult<Option<Sync>> {
         (status = 404, body = ErrorBody)))]
 pub async fn remove(
     State(state): State<Arc<AppState>>,
+    access: Access,
     Path(name): Path<String>,
     ApiQuery(query): ApiQuery<Confirm>,
 ) -> ApiResult {
-    state.writable()?;
+    state.writable(&access)?;
     if query.confirm.as_deref() != Some(name.as_str()) {
         return Err(ApiError::bad_request(
             "confirm must repeat the folder's name: this deletes every file in it",
@@ -193,8 +209,12 @@ pub async fn remove(
 /// `DELETE /api/loose?name=`: a Markdown file directly in the docs dir; 404 for anything else.
 #[utoipa::path(delete, path = "/api/loose", tag = "folders", params(LooseName),
     responses((status = 200, body = LooseDeleted), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn remove_loose(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<LooseName>) -> Response {
-    if let Err(err) = state.writable() {
+pub async fn remove_loose(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<LooseName>,
+) -> Response {
+    if let Err(err) = state.writable(&access) {
         return err.into_response();
     }
     let name = query.name.unwrap_or_default();

@@ -4,6 +4,9 @@
 //! Paths are root-relative (`<folder>/<path>`), as everywhere in `/api`. Every write here goes
 //! through [`crate::history`], which records it as a change of its own (undoable in turn), then
 //! syncs the index. Nothing here formats text for agents.
+//!
+//! A scoped token sees the changes inside its folders only, each with only the steps inside them,
+//! and only the versions those steps name; undoing is the owner's (the router keeps it so).
 
 use std::sync::Arc;
 
@@ -17,6 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ApiQuery, ApiResult, JsonBody};
 use super::schema::ErrorBody;
 use super::{AppState, required};
+use crate::access::Access;
 use crate::documents::DocError;
 use crate::history::{Conflict, Entry, Op, Resolve, SessionUndo, Undone, Who};
 
@@ -189,21 +193,69 @@ fn views(all: &[Entry], keep: impl Fn(&Entry) -> bool) -> Vec<EntryView> {
         .collect()
 }
 
+/// The root-relative paths whose changes `GET /api/history/changes` lists (`""`: all): for the
+/// owner the path, else the folder (which must exist), else everything; for a token the same,
+/// within its paths (403 outside them).
+fn changes_under(
+    state: &AppState,
+    access: &Access,
+    folder: Option<&str>,
+    path: Option<String>,
+) -> ApiResult<Vec<String>> {
+    if let Some(name) = folder
+        && crate::folders::get(&state.config.docs_dir, name).is_none()
+        && access.is_admin()
+    {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no such folder: {name}")));
+    }
+    let forbidden = || ApiError::new(StatusCode::FORBIDDEN, access.refusal());
+    let Some(grant) = access.grant() else {
+        return Ok(vec![path.or(folder.map(str::to_string)).unwrap_or_default()]);
+    };
+    match (path, folder) {
+        (Some(path), _) if access.opens_path(&path) => Ok(vec![path]),
+        (Some(_), _) => Err(forbidden()),
+        (None, Some(name)) => {
+            let inside = access.paths_in(name).unwrap_or_default();
+            if inside.is_empty() {
+                return Err(forbidden());
+            }
+            Ok(inside.iter().map(ToString::to_string).collect())
+        }
+        (None, None) => Ok(grant.paths.iter().map(ToString::to_string).collect()),
+    }
+}
+
+/// `entries` as `access` may see them: a token's with only the steps inside its folders.
+fn visible(access: &Access, mut entries: Vec<EntryView>) -> Vec<EntryView> {
+    if access.grant().is_some() {
+        for entry in &mut entries {
+            entry.ops.retain(|op| op.paths().iter().all(|p| access.opens_path(p)));
+        }
+    }
+    entries
+}
+
 #[utoipa::path(get, path = "/api/history", tag = "history", params(DocHistoryQuery),
     responses((status = 200, body = DocHistory), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-pub async fn document(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<DocHistoryQuery>) -> ApiResult {
+pub async fn document(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<DocHistoryQuery>,
+) -> ApiResult {
     let path = required(&query.path, "path")?
         .trim()
         .trim_matches('/')
         .replace('\\', "/");
     let history = state.history.clone();
-    let (scope, rel) = state.in_folder(&path)?;
+    let (scope, rel) = state.in_folder(&access, &path)?;
     let abs = scope.paths().resolve(&rel, false)?;
     let shown = path.clone();
+    let seen = access.clone();
     let (current, entries) = blocking(move || {
         let current = crate::documents::read_existing(&abs, &shown)?.map(|b| crate::documents::content_hash(&b));
         let all = history.entries();
-        Ok((current, views(&all, |e| e.touches(&shown, false))))
+        Ok((current, visible(&seen, views(&all, |e| e.touches(&shown, false)))))
     })
     .await?;
     Ok(Json(DocHistory { path, current, entries }).into_response())
@@ -211,25 +263,26 @@ pub async fn document(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQu
 
 #[utoipa::path(get, path = "/api/history/changes", tag = "history", params(ChangesQuery),
     responses((status = 200, body = Changes), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn changes(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<ChangesQuery>) -> ApiResult {
+pub async fn changes(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<ChangesQuery>,
+) -> ApiResult {
     let folder = query.folder.as_deref().map(str::trim).filter(|f| !f.is_empty());
-    if let Some(name) = folder
-        && crate::folders::get(&state.config.docs_dir, name).is_none()
-    {
-        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no such folder: {name}")));
-    }
-    let under = match (folder, query.path.as_deref().map(|p| p.trim().trim_matches('/'))) {
-        (_, Some(path)) if !path.is_empty() => path.replace('\\', "/"),
-        (Some(name), _) => name.to_string(),
-        (None, _) => String::new(),
-    };
+    let path = query
+        .path
+        .as_deref()
+        .map(|p| p.trim().trim_matches('/').replace('\\', "/"))
+        .filter(|p| !p.is_empty());
+    let unders = changes_under(&state, &access, folder, path)?;
     let history = state.history.clone();
     let limit = query.limit.unwrap_or(200);
     let (session, tool) = (query.session.clone(), query.tool.clone());
     let (entries, sessions) = blocking(move || {
         let all = history.entries();
         let mut sessions: Vec<String> = Vec::new();
-        for entry in all.iter().rev().filter(|e| e.touches(&under, true)) {
+        let touches = |e: &Entry| unders.iter().any(|under| e.touches(under, true));
+        for entry in all.iter().rev().filter(|e| touches(e)) {
             if let Some(s) = &entry.who.session
                 && !sessions.contains(s)
             {
@@ -242,7 +295,7 @@ pub async fn changes(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
             Some(name) => e.who.tool.as_deref() == Some(name),
         };
         let by_session = |e: &Entry| session.as_deref().is_none_or(|s| e.who.session.as_deref() == Some(s));
-        let mut entries = views(&all, |e| e.touches(&under, true) && by_tool(e) && by_session(e));
+        let mut entries = visible(&access, views(&all, |e| touches(e) && by_tool(e) && by_session(e)));
         entries.truncate(limit);
         Ok((entries, sessions))
     })
@@ -252,11 +305,30 @@ pub async fn changes(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
 
 #[utoipa::path(get, path = "/api/history/version", tag = "history", params(HashQuery),
     responses((status = 200, body = Version), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn version(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<HashQuery>) -> ApiResult {
+pub async fn version(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<HashQuery>,
+) -> ApiResult {
     let hash = required(&query.hash, "hash")?.trim().to_ascii_lowercase();
     let history = state.history.clone();
     let wanted = hash.clone();
-    let bytes = blocking(move || history.content(&wanted)).await?;
+    let bytes = blocking(move || {
+        // A token reads only the versions that steps inside its folders name; any other is as
+        // unknown to it as a hash never stored.
+        if access.grant().is_some() {
+            let all = history.entries();
+            let named = all
+                .iter()
+                .flat_map(|e| &e.ops)
+                .any(|op| op.hashes().contains(&wanted.as_str()) && op.paths().iter().all(|p| access.opens_path(p)));
+            if !named {
+                return Err(DocError::NotFound(format!("no stored version {wanted}")));
+            }
+        }
+        history.content(&wanted)
+    })
+    .await?;
     let size = bytes.len();
     let text = String::from_utf8(bytes).ok();
     Ok(Json(Version { hash, size, text }).into_response())
@@ -265,8 +337,8 @@ pub async fn version(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
 #[utoipa::path(post, path = "/api/history/undo", tag = "history", request_body = UndoBody,
     responses((status = 200, body = Undone), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = UndoConflict, description = "Changed since: nothing was undone; resolve: overwrite to undo anyway")))]
-pub async fn undo(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<UndoBody>) -> ApiResult {
-    state.writable()?;
+pub async fn undo(State(state): State<Arc<AppState>>, access: Access, JsonBody(body): JsonBody<UndoBody>) -> ApiResult {
+    state.writable(&access)?;
     let history = state.history.clone();
     let resolve = body.resolve;
     let undone = blocking(move || history.undo(body.entry.trim(), Who::web(), resolve)).await?;
@@ -288,8 +360,12 @@ pub async fn undo(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<U
 
 #[utoipa::path(post, path = "/api/history/undo-session", tag = "history", request_body = SessionBody,
     responses((status = 200, body = SessionUndo), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
-pub async fn undo_session(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<SessionBody>) -> ApiResult {
-    state.writable()?;
+pub async fn undo_session(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    JsonBody(body): JsonBody<SessionBody>,
+) -> ApiResult {
+    state.writable(&access)?;
     let session = body.session.trim().to_string();
     if session.is_empty() {
         return Err(ApiError::bad_request("session is required"));
@@ -303,9 +379,13 @@ pub async fn undo_session(State(state): State<Arc<AppState>>, JsonBody(body): Js
 #[utoipa::path(post, path = "/api/history/restore", tag = "history", request_body = RestoreBody,
     responses((status = 200, body = Restored), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`code: changed`: not the version shown")))]
-pub async fn restore(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<RestoreBody>) -> ApiResult {
-    state.writable()?;
-    let (scope, rel) = state.in_folder(&body.path)?;
+pub async fn restore(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    JsonBody(body): JsonBody<RestoreBody>,
+) -> ApiResult {
+    state.writable(&access)?;
+    let (scope, rel) = state.in_folder(&access, &body.path)?;
     let abs = scope.paths().resolve(&rel, false)?;
     let path = scope.to_root_path(&crate::tools::write::shown(&rel));
     let history = state.history.clone();

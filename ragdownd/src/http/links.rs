@@ -16,6 +16,7 @@ use super::schema::{
     Backlinks, BacklinksQuery, ErrorBody, MoveBody, Moved, ResolveQuery, Resolved, SearchHit, SearchHits, SearchQuery,
 };
 use super::{AppState, required};
+use crate::access::Access;
 use crate::tools::{self, MAX_TOP_K, RecallArgs, RecallFormat};
 
 /// Hits `GET /api/search` returns without a `top_k`.
@@ -29,7 +30,11 @@ fn round4(x: f32) -> f64 {
 /// texts and similarities to 4 decimals; top_k 10 by default, more than 50 capped at 50.
 #[utoipa::path(get, path = "/api/search", tag = "links", params(SearchQuery),
     responses((status = 200, body = SearchHits), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<SearchQuery>) -> ApiResult {
+pub async fn search(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<SearchQuery>,
+) -> ApiResult {
     let folder = required(&query.folder, "folder")?;
     let q = required(&query.q, "q")?;
     let top_k = match query.top_k.as_deref().filter(|t| !t.is_empty()) {
@@ -46,7 +51,7 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
                 ))
             })?,
     };
-    let scope = state.folder_scope(folder)?;
+    let scope = state.folder_scope(&access, folder)?;
     let args = RecallArgs {
         query: q.to_string(),
         top_k,
@@ -82,10 +87,14 @@ pub async fn search(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuer
 /// attachments included; 404 when nothing matches.
 #[utoipa::path(get, path = "/api/resolve", tag = "links", params(ResolveQuery),
     responses((status = 200, body = Resolved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<ResolveQuery>) -> ApiResult {
+pub async fn resolve(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<ResolveQuery>,
+) -> ApiResult {
     let from = required(&query.from, "from")?;
     let link = required(&query.link, "link")?;
-    let (scope, rel) = state.existing_in_folder(from)?;
+    let (scope, rel) = state.existing_in_folder(&access, from)?;
     let found = tools::read::resolve_link(&scope, &rel, link).await?;
     let Some((path, anchor)) = found else {
         return Err(ApiError::new(
@@ -101,9 +110,13 @@ pub async fn resolve(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQue
 /// paths.
 #[utoipa::path(get, path = "/api/backlinks", tag = "links", params(BacklinksQuery),
     responses((status = 200, body = Backlinks), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn backlinks(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQuery<BacklinksQuery>) -> ApiResult {
+pub async fn backlinks(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<BacklinksQuery>,
+) -> ApiResult {
     let path = required(&query.path, "path")?;
-    let (scope, rel) = state.existing_in_folder(path)?;
+    let (scope, rel) = state.existing_in_folder(&access, path)?;
     let found = tools::links_to(&scope, &rel).await?;
     let mut found: Backlinks =
         serde_json::from_value(found).map_err(|err| ApiError::internal(format!("backlinks: {err}")))?;
@@ -119,16 +132,24 @@ pub async fn backlinks(State(state): State<Arc<AppState>>, ApiQuery(query): ApiQ
 #[utoipa::path(post, path = "/api/move", tag = "links", request_body = MoveBody,
     responses((status = 200, body = Moved), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn move_doc(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<MoveBody>) -> ApiResult {
-    state.writable()?;
+pub async fn move_doc(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    JsonBody(body): JsonBody<MoveBody>,
+) -> ApiResult {
+    state.writable(&access)?;
     let from = required(&body.from, "from")?;
     let to = required(&body.to, "to")?;
-    let (scope, from_rel) = state.in_folder(from)?;
-    let (to_scope, to_rel) = state.in_folder(to)?;
-    if to_scope.folder != scope.folder {
-        return Err(ApiError::bad_request(
-            "a move stays within its folder: links do not cross folders",
-        ));
+    let (scope, from_rel) = state.in_folder(&access, from)?;
+    let (to_scope, to_rel) = state.in_folder(&access, to)?;
+    // The same prefix: the same folder, and for a token the same one of its paths, so both
+    // paths are relative to one scope.
+    if to_scope.prefix != scope.prefix {
+        let message = match access.grant() {
+            None => "a move stays within its folder: links do not cross folders",
+            Some(_) => "a move stays within one folder this token opens: links do not cross folders",
+        };
+        return Err(ApiError::bad_request(message));
     }
     let moved = tools::move_doc::move_path(&scope, &from_rel, &to_rel).await?;
     let updated: Vec<String> = moved.updated.iter().map(|p| scope.to_root_path(p)).collect();

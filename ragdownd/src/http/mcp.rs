@@ -16,7 +16,7 @@ use serde_json::json;
 use tower::ServiceExt;
 
 use super::AppState;
-use super::auth::{allowed_hosts, authorized};
+use super::auth::{allowed_hosts, decide};
 use super::error::{ApiError, MAX_BODY_BYTES, read_body};
 use crate::engine::Scope;
 use crate::folders;
@@ -29,8 +29,17 @@ const NO_FOLDER: &str = "Not found: no folder with MCP turned on at this path";
 /// The bare `/mcp`: every MCP folder as one server with `RAGDOWN_ROOT_MCP` (read afresh, so
 /// Settings → Server turns it on and off at once), else a 404 that says what to do.
 pub async fn bare(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    if !authorized(state.config.token.as_deref(), request.headers()) {
-        return ApiError::unauthorized().into_response();
+    let access = match decide(&state, request.headers()) {
+        Ok(access) => access,
+        Err(refused) => return refused.into_response(),
+    };
+    // The root spans every folder: the owner's alone; a token is pointed at its own endpoints.
+    if !access.is_admin() {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("{}: use /mcp/<folder>", access.refusal()),
+        )
+        .into_response();
     }
     if !state.tools.current().root_mcp {
         return ApiError::new(StatusCode::NOT_FOUND, "Pick a folder: /mcp/<folder>").into_response();
@@ -57,8 +66,14 @@ pub async fn subfolder(
 }
 
 async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: Request) -> Response {
-    if !authorized(state.config.token.as_deref(), request.headers()) {
-        return ApiError::unauthorized().into_response();
+    let access = match decide(&state, request.headers()) {
+        Ok(access) => access,
+        Err(refused) => return refused.into_response(),
+    };
+    // Decided from the path alone, before looking at the disk: the same 403 whether the folder
+    // is there or not, so a token learns nothing of folders outside it.
+    if !access.opens_endpoint(&folder, &rest) {
+        return ApiError::new(StatusCode::FORBIDDEN, access.refusal()).into_response();
     }
     let docs_dir = &state.config.docs_dir;
     let Some(found) = folders::get(docs_dir, &folder).filter(|f| f.mcp) else {
@@ -79,7 +94,8 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
         return ApiError::loading().into_response();
     };
     let scope = Scope::folder(engine, &found, sub);
-    let server = RagdownServer::new(scope, state.tools.clone(), state.filter.clone());
+    let (tools, filter) = state.tools_for(&access);
+    let server = RagdownServer::new(scope, tools, filter);
     serve_server(&state, server, request).await
 }
 

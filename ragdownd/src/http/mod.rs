@@ -12,6 +12,7 @@
 //! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
 //! - [`history`]: `/api/history` and its `changes`, `version`, `undo`, `undo-session`, `restore`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
+//! - [`tokens`]: `/api/access/tokens`, Settings → Access.
 //! - [`mcp`]: the MCP routes.
 //! - [`web`]: the web UI, for every other GET.
 //! - [`schema`] and [`openapi`]: the wire types and the OpenAPI description made from them
@@ -31,6 +32,7 @@ pub mod openapi;
 pub mod schema;
 pub mod settings;
 pub mod status;
+pub mod tokens;
 pub mod web;
 
 use std::sync::Arc;
@@ -44,6 +46,7 @@ use axum::routing::{any, delete, get, patch, post};
 use parking_lot::{Mutex, RwLock};
 use tower::{Layer, ServiceExt};
 
+use crate::access::{Access, Place};
 use crate::config::Config;
 use crate::engine::{Engine, Scope};
 use crate::mcp::ToolFilter;
@@ -73,14 +76,18 @@ pub struct AppState {
     pub languages: Arc<crate::language::Surveys>,
     /// The history of changes made through ragdown (the same directory the engine records in).
     pub history: Arc<crate::history::History>,
+    /// The scoped tokens.
+    pub access: Arc<crate::access::Store>,
 }
 
 impl AppState {
     pub fn new(config: Config, tools: ToolSettings, filter: ToolFilter) -> Self {
         let web = web::Source::new(config.web_dir.clone());
         let history = Arc::new(crate::history::History::new(&config.docs_dir, &config.history));
+        let access = Arc::new(crate::access::Store::open(config.access_file.clone()));
         Self {
             history,
+            access,
             engine: RwLock::new(None),
             load_error: Mutex::new(None),
             config,
@@ -127,56 +134,112 @@ impl AppState {
         self.load_error.lock().clone()
     }
 
-    /// The whole docs dir as one scope, for the `/api` routes (root-relative paths).
-    pub fn root_scope(&self) -> ApiResult<Scope> {
+    /// The whole docs dir as one scope: the owner's alone.
+    pub fn root_scope(&self, access: &Access) -> ApiResult<Scope> {
+        if !access.is_admin() {
+            return Err(auth::owner_only());
+        }
         Ok(Scope::root(self.ready()?))
     }
 
     /// A root-relative path (`notes/a/b.md`) as its folder's scope and the path inside it, so it
     /// goes through the tools' code and path check like an agent's: for the routes that write.
-    /// 400 for an absolute path, and when the first segment is not a folder.
-    pub fn in_folder(&self, path: &str) -> ApiResult<(Scope, String)> {
-        self.locate(path)?
+    /// 400 for an absolute path, and when the first segment is not a folder; 403 for a path
+    /// outside what a scoped token opens (whose scope is then its subfolder, if it opens one).
+    pub fn in_folder(&self, access: &Access, path: &str) -> ApiResult<(Scope, String)> {
+        self.locate(access, path)?
             .ok_or_else(|| ApiError::bad_request(format!("not inside a folder: {path}")))
     }
 
     /// As [`Self::in_folder`], for the routes that read or remove what is there: a path that is
     /// not inside a folder (a loose file, a folder that does not exist) is a 404, as for any file
-    /// the index does not hold. An absolute path is still a 400.
-    pub fn existing_in_folder(&self, path: &str) -> ApiResult<(Scope, String)> {
-        self.locate(path)?.ok_or_else(ApiError::not_found)
+    /// the index does not hold. An absolute path is still a 400, and one outside a token's
+    /// folders a 403.
+    pub fn existing_in_folder(&self, access: &Access, path: &str) -> ApiResult<(Scope, String)> {
+        self.locate(access, path)?.ok_or_else(ApiError::not_found)
     }
 
     /// The folder scope and inner path of a root-relative path; `None` when it is not inside a
     /// folder. Backslashes are separators; a path that starts at a root (`/x`, `\x`, `C:/x`) is
     /// refused rather than read as root-relative, so nothing is made where the caller did not mean.
-    fn locate(&self, path: &str) -> ApiResult<Option<(Scope, String)>> {
+    /// A scoped token's path is placed under the token's own folder path, so the tools' path check
+    /// keeps it there (no `..` climbs out of it).
+    fn locate(&self, access: &Access, path: &str) -> ApiResult<Option<(Scope, String)>> {
         let clean = path.trim().replace('\\', "/");
         if crate::documents::paths::is_absolute(&clean) {
             return Err(ApiError::bad_request(format!(
                 "paths are relative to the docs directory (<folder>/<path>), not absolute: {path}"
             )));
         }
+        let (folder_path, rest) = match access.place(&clean) {
+            Place::Outside => return Err(ApiError::new(StatusCode::FORBIDDEN, access.refusal())),
+            Place::Under { path, rest } => (Some(path), rest),
+            Place::Anywhere => {
+                let (name, rest) = clean.split_once('/').unwrap_or((clean.as_str(), ""));
+                let whole = crate::access::FolderPath::parse(name).ok();
+                (whole, rest.to_string())
+            }
+        };
         let engine = self.ready()?;
-        let (name, rest) = clean.split_once('/').unwrap_or((clean.as_str(), ""));
-        let folder = crate::folders::get(&self.config.docs_dir, name).filter(|_| !rest.is_empty());
-        Ok(folder.map(|folder| (Scope::folder(engine, &folder, ""), rest.to_string())))
+        let Some(folder_path) = folder_path.filter(|_| !rest.is_empty()) else {
+            return Ok(None);
+        };
+        let folder = crate::folders::get(&self.config.docs_dir, folder_path.folder());
+        Ok(folder.map(|folder| (Scope::folder(engine, &folder, &folder_path.sub()), rest)))
     }
 
-    /// A folder's scope by name; 404 `no such folder` for anything else.
-    pub fn folder_scope(&self, name: &str) -> ApiResult<Scope> {
+    /// A folder's scope by name (`notes`), or a subfolder's (`notes/a`); 404 `no such folder` for
+    /// anything else. A scoped token gets 403 outside its paths; asked for a folder of which it
+    /// opens one subfolder, it gets that subfolder's scope.
+    pub fn folder_scope(&self, access: &Access, name: &str) -> ApiResult<Scope> {
         let engine = self.ready()?;
-        let folder = crate::folders::get(&self.config.docs_dir, name)
-            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no such folder: {name}")))?;
-        Ok(Scope::folder(engine, &folder, ""))
+        let missing = || ApiError::new(StatusCode::NOT_FOUND, format!("no such folder: {name}"));
+        let mut wanted = crate::access::FolderPath::parse(name).map_err(|_| missing())?;
+        if !access.opens(&wanted) {
+            let inside = access.paths_in(wanted.folder()).unwrap_or_default();
+            match inside.as_slice() {
+                [only] if wanted.depth() == 1 => wanted = only.clone(),
+                _ => return Err(ApiError::new(StatusCode::FORBIDDEN, access.refusal())),
+            }
+        }
+        let folder = crate::folders::get(&self.config.docs_dir, wanted.folder()).ok_or_else(missing)?;
+        let sub = wanted.sub();
+        if !sub.is_empty() && crate::access::paths::check_exists(&self.config.docs_dir, &wanted).is_err() {
+            return Err(missing());
+        }
+        Ok(Scope::folder(engine, &folder, &sub))
     }
 
-    /// Refuses a write under `RAGDOWN_READ_ONLY`.
-    pub fn writable(&self) -> ApiResult<()> {
+    /// The root-relative prefixes (`notes/`, `notes/a/`) an access may list: every folder for the
+    /// owner (`""`), a token's paths, or those of one folder.
+    pub fn listable(&self, access: &Access, folder: Option<&str>) -> ApiResult<Vec<String>> {
+        match (folder, access.grant()) {
+            (Some(name), _) => Ok(vec![self.folder_scope(access, name)?.prefix]),
+            (None, None) => Ok(vec![String::new()]),
+            (None, Some(grant)) => Ok(grant.paths.iter().map(|p| p.prefix()).collect()),
+        }
+    }
+
+    /// Refuses a write under `RAGDOWN_READ_ONLY`, and with a read token.
+    pub fn writable(&self, access: &Access) -> ApiResult<()> {
         if self.tools.read_only {
             return Err(ApiError::read_only());
         }
+        if !access.can_write() {
+            return Err(auth::read_token());
+        }
         Ok(())
+    }
+
+    /// The tools' settings and filter for an MCP server of `access`: a read token's has the write
+    /// tools hidden and refused, as under `RAGDOWN_READ_ONLY`.
+    pub fn tools_for(&self, access: &Access) -> (ToolSettings, ToolFilter) {
+        let (mut tools, mut filter) = (self.tools.clone(), self.filter.clone());
+        if !access.can_write() {
+            tools.read_only = true;
+            filter.read_only = true;
+        }
+        (tools, filter)
     }
 }
 
@@ -184,11 +247,9 @@ impl AppState {
 pub fn router(state: Arc<AppState>) -> Router {
     let keep_alive = HeaderValue::from_str(&format!("timeout={}", state.config.keep_alive_ms / 1000))
         .unwrap_or(HeaderValue::from_static("timeout=75"));
-    let api = Router::new()
-        .route("/api/folders", get(folders::list).post(folders::create))
-        .route("/api/folders/{name}", patch(folders::update).delete(folders::remove))
-        .route("/api/loose", delete(folders::remove_loose))
-        .route("/api/settings", patch(settings::update))
+    // What a scoped token may use, within its folders (reads only, for a read token).
+    let shared = Router::new()
+        .route("/api/folders", get(folders::list))
         .route("/api/docs", get(docs::list))
         .route("/api/doc", get(docs::read).post(docs::save).delete(docs::remove))
         .route("/api/file", get(docs::file))
@@ -199,11 +260,22 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/history", get(history::document))
         .route("/api/history/changes", get(history::changes))
         .route("/api/history/version", get(history::version))
+        .route("/api/history/restore", post(history::restore))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require));
+    // The owner's alone: the server and its folders, the tokens, the query log, and undoing
+    // changes (reviewing what agents did is the owner's).
+    let owner = Router::new()
+        .route("/api/folders", post(folders::create))
+        .route("/api/folders/{name}", patch(folders::update).delete(folders::remove))
+        .route("/api/loose", delete(folders::remove_loose))
+        .route("/api/settings", patch(settings::update))
         .route("/api/history/undo", post(history::undo))
         .route("/api/history/undo-session", post(history::undo_session))
-        .route("/api/history/restore", post(history::restore))
         .route("/api/query-log", get(status::query_log).delete(status::clear_query_log))
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require));
+        .route("/api/access/tokens", get(tokens::list).post(tokens::create))
+        .route("/api/access/tokens/{id}", delete(tokens::revoke))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_owner));
+    let api = shared.merge(owner);
     Router::new()
         .route("/api/status", get(status::status))
         .route("/api/openapi.json", get(openapi::serve))

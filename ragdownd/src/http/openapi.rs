@@ -6,7 +6,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{docs, folders, history, links, schema, settings, status};
+use super::{docs, folders, history, links, schema, settings, status, tokens};
 
 /// The API.
 #[derive(OpenApi)]
@@ -37,6 +37,9 @@ use super::{docs, folders, history, links, schema, settings, status};
         history::undo,
         history::undo_session,
         history::restore,
+        tokens::list,
+        tokens::create,
+        tokens::revoke,
     ),
     components(schemas(schema::ErrorBody, schema::Sync)),
     modifiers(&BearerToken),
@@ -48,11 +51,12 @@ use super::{docs, folders, history, links, schema, settings, status};
         (name = "documents", description = "Reading, saving and deleting documents"),
         (name = "links", description = "Search, links, backlinks and moves"),
         (name = "history", description = "Every change made through ragdown: versions, undo, restore"),
+        (name = "access", description = "Settings → Access: scoped tokens (the owner's alone)"),
     )
 )]
 pub struct ApiDoc;
 
-/// `RAGDOWN_TOKEN` as a bearer token.
+/// `RAGDOWN_TOKEN`, or a scoped token (`rdt_…`) on the routes it may use, as a bearer token.
 struct BearerToken;
 
 impl Modify for BearerToken {
@@ -117,6 +121,8 @@ mod tests {
             "/api/backlinks",
             "/api/move",
             "/api/query-log",
+            "/api/access/tokens",
+            "/api/access/tokens/{id}",
         ] {
             assert!(paths.contains_key(route), "{route} is described");
         }

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::AppState;
 use super::error::{ApiError, ApiResult, JsonBody};
 use super::schema::{ErrorBody, SettingsAnswer, SettingsPatch};
+use crate::access::Access;
 use crate::embed::select;
 use crate::embed::{EmbedError, SharedEmbedder};
 use crate::error::{ErrorKind, Kinded};
@@ -38,8 +39,8 @@ const FOLLOW_EVERY: Duration = Duration::from_secs(2);
         (status = 409, body = ErrorBody, description = "A reader, or a saved file that cannot be read"),
         (status = 500, body = ErrorBody, description = "The embedder named exists but cannot run here"),
         (status = 503, body = ErrorBody, description = "The embedder named is not cached and cannot be downloaded now")))]
-pub async fn update(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody<Value>) -> ApiResult {
-    state.writable()?;
+pub async fn update(State(state): State<Arc<AppState>>, access: Access, JsonBody(body): JsonBody<Value>) -> ApiResult {
+    state.writable(&access)?;
     let patch = Patch::parse(&body)?;
     let _changing = state.changing.lock().await;
     let layered = &state.tools.layered;

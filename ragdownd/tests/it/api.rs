@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::{serve, write};
 
-const TOKEN: &str = "api-token";
+pub const TOKEN: &str = "api-token";
 
 /// An HTTP client of one server.
 pub struct ApiClient {

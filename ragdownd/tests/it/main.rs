@@ -2,6 +2,7 @@
 //! port, and a real LanceDB in temp dirs. Most use the `hash` embedder (no model); `minilm` tests
 //! need the model that the test command installs.
 
+mod access;
 mod api;
 mod api_docs;
 mod api_dropin;
