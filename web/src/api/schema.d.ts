@@ -4,6 +4,41 @@
  */
 
 export interface paths {
+    "/api/access/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every scoped token, without secrets. */
+        get: operations["list"];
+        put?: never;
+        /** Makes a token: 201 with its secret, shown this once. */
+        post: operations["create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a token: refused from the next request on. */
+        delete: operations["revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/backlinks": {
         parameters: {
             query?: never;
@@ -395,6 +430,12 @@ export interface components {
             path: string;
             reason: string;
         };
+        /** @description 201 from `POST /api/access/tokens`. */
+        CreatedToken: {
+            /** @description The token itself (`rdt_…`), shown this once: the server keeps only its hash. */
+            secret: string;
+            token: components["schemas"]["TokenView"];
+        };
         /** @description A document deleted. */
         Deleted: {
             path: string;
@@ -578,6 +619,11 @@ export interface components {
             /** @description ISO-8601 UTC. */
             at: string;
         };
+        /**
+         * @description What a scoped token may do in the folders it opens.
+         * @enum {string}
+         */
+        Level: "read" | "write";
         /** @description A linking line. */
         LinkLine: {
             line: number;
@@ -605,6 +651,20 @@ export interface components {
             mcp?: boolean | null;
             name: string;
             title?: string | null;
+        };
+        /** @description `POST /api/access/tokens`. */
+        NewTokenBody: {
+            /** @description `read`: search and read only. `write`: read and write. */
+            access: components["schemas"]["Level"];
+            /**
+             * Format: int64
+             * @description When it stops working, ms since the epoch (in the future); leave out for never.
+             */
+            expires_ms?: number | null;
+            /** @description What to call it (`coding agent`): 1 to 100 characters. */
+            name: string;
+            /** @description The folders or subfolders it opens, each `folder` or `folder/sub/dir`; each must exist. */
+            scope: string[];
         };
         /** @description One step of a change. Hashes are SHA-256 of the whole file; `None` is "no file". */
         Op: {
@@ -671,6 +731,11 @@ export interface components {
             entry?: string | null;
             hash: string;
             path: string;
+        };
+        /** @description `DELETE /api/access/tokens/<id>`. */
+        Revoked: {
+            id: string;
+            name: string;
         };
         /** @description `POST /api/doc`. */
         SaveBody: {
@@ -809,6 +874,38 @@ export interface components {
             unchanged: number;
             updated: number;
         };
+        /** @description `GET /api/access/tokens`. */
+        TokenList: {
+            /** @description Where the server keeps them (`RAGDOWN_ACCESS_FILE`). */
+            file: string;
+            /** @description Oldest first. */
+            tokens: components["schemas"]["TokenView"][];
+        };
+        /** @description A token as listed: never its secret. */
+        TokenView: {
+            access: components["schemas"]["Level"];
+            /**
+             * Format: int64
+             * @description ms since the epoch.
+             */
+            created_ms: number;
+            /** @description Whether it has expired (it is refused; revoke it to tidy the list). */
+            expired: boolean;
+            /**
+             * Format: int64
+             * @description When it stops working, ms since the epoch; `None`: never.
+             */
+            expires_ms?: number | null;
+            id: string;
+            /**
+             * Format: int64
+             * @description When it was last used, ms since the epoch (to the minute); `None`: never.
+             */
+            last_used_ms?: number | null;
+            name: string;
+            /** @description The folders and subfolders it opens (`notes`, `notes/projects`). */
+            scope: string[];
+        };
         /** @description `POST /api/history/undo`. */
         UndoBody: {
             /** @description The entry's id. */
@@ -880,6 +977,152 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token file cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewTokenBody"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedToken"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token file cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revoked"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     backlinks: {
         parameters: {
             query?: {

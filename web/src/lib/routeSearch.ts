@@ -7,7 +7,7 @@ export interface FolderSearch {
   sort?: "recent";
 }
 
-export type SettingsTab = "folders" | "device" | "server" | "usage";
+export type SettingsTab = "folders" | "device" | "server" | "usage" | "access";
 export interface SettingsSearch {
   tab?: Exclude<SettingsTab, "folders">;
 }
@@ -25,5 +25,5 @@ export function folderSearch(search: Record<string, unknown>): FolderSearch {
 
 export function settingsSearch(search: Record<string, unknown>): SettingsSearch {
   const tab = search.tab;
-  return { tab: tab === "device" || tab === "server" || tab === "usage" ? tab : undefined };
+  return { tab: tab === "device" || tab === "server" || tab === "usage" || tab === "access" ? tab : undefined };
 }

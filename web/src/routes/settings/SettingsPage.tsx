@@ -1,10 +1,11 @@
-//! Settings `/settings?tab=`: Folders (the default, no parameter), This device, Server and Usage,
+//! Settings `/settings?tab=`: Folders (the default, no parameter), This device, Server, Usage and Access,
 //! as tabs kept in the URL. Arrow keys move between the tabs; each opens as it gets the focus.
 import type { ReactNode } from "react";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { Tabs } from "radix-ui";
-import type { SettingsTab } from "../../lib/routeSearch";
+import { settingsSearch, type SettingsTab } from "../../lib/routeSearch";
 import { useTitle } from "../../lib/title";
+import { AccessTab } from "./AccessTab";
 import { DeviceTab } from "./DeviceTab";
 import { FoldersTab } from "./FoldersTab";
 import { ServerTab } from "./ServerTab";
@@ -15,6 +16,7 @@ const TABS: { value: SettingsTab; label: string; body: () => ReactNode }[] = [
   { value: "device", label: "This device", body: () => <DeviceTab /> },
   { value: "server", label: "Server", body: () => <ServerTab /> },
   { value: "usage", label: "Usage", body: () => <UsageTab /> },
+  { value: "access", label: "Access", body: () => <AccessTab /> },
 ];
 
 export function SettingsPage() {
@@ -23,8 +25,7 @@ export function SettingsPage() {
   const navigate = useNavigate();
   const current: SettingsTab = tab ?? "folders";
   const select = (value: string) => {
-    const next = value === "device" || value === "server" || value === "usage" ? value : undefined;
-    void navigate({ to: "/settings", search: { tab: next }, replace: true });
+    void navigate({ to: "/settings", search: settingsSearch({ tab: value }), replace: true });
   };
   return (
     <div className="h-full overflow-y-auto">
