@@ -226,6 +226,18 @@ fn changes_under(
     }
 }
 
+/// Whether `access` may read or restore the stored version `hash`: the owner any, a token only
+/// those that steps inside its folders name (any other is as unknown to it as a hash never
+/// stored), so no version of another folder's document reaches it.
+fn may_see_version(access: &Access, history: &crate::history::History, hash: &str) -> bool {
+    access.is_admin()
+        || history
+            .entries()
+            .iter()
+            .flat_map(|e| &e.ops)
+            .any(|op| op.hashes().contains(&hash) && op.paths().iter().all(|p| access.opens_path(p)))
+}
+
 /// `entries` as `access` may see them: a token's with only the steps inside its folders.
 fn visible(access: &Access, mut entries: Vec<EntryView>) -> Vec<EntryView> {
     if access.grant().is_some() {
@@ -314,17 +326,8 @@ pub async fn version(
     let history = state.history.clone();
     let wanted = hash.clone();
     let bytes = blocking(move || {
-        // A token reads only the versions that steps inside its folders name; any other is as
-        // unknown to it as a hash never stored.
-        if access.grant().is_some() {
-            let all = history.entries();
-            let named = all
-                .iter()
-                .flat_map(|e| &e.ops)
-                .any(|op| op.hashes().contains(&wanted.as_str()) && op.paths().iter().all(|p| access.opens_path(p)));
-            if !named {
-                return Err(DocError::NotFound(format!("no stored version {wanted}")));
-            }
+        if !may_see_version(&access, &history, &wanted) {
+            return Err(DocError::NotFound(format!("no stored version {wanted}")));
         }
         history.content(&wanted)
     })
@@ -391,7 +394,13 @@ pub async fn restore(
     let history = state.history.clone();
     let hash = body.hash.trim().to_ascii_lowercase();
     let wanted = hash.clone();
-    let entry = blocking(move || history.restore(&abs, &wanted, body.base_hash.as_deref(), Who::web())).await?;
+    let entry = blocking(move || {
+        if !may_see_version(&access, &history, &wanted) {
+            return Err(DocError::NotFound(format!("no stored version {wanted}")));
+        }
+        history.restore(&abs, &wanted, body.base_hash.as_deref(), Who::web())
+    })
+    .await?;
     sync(&state).await;
     Ok(Json(Restored { path, hash, entry }).into_response())
 }

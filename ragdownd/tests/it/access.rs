@@ -206,6 +206,24 @@ async fn a_token_is_refused_outside_its_folders_and_on_the_owner_s_routes() {
     let version = format!("/api/history/version?hash={hash}");
     assert_eq!(call(&api, "GET", &version, TOKEN, None).await.status, 200);
     assert_eq!(call(&api, "GET", &version, &token, None).await.status, 404);
+    let restore = json!({"path": "ops/copied.md", "hash": hash});
+    assert_eq!(
+        call(&api, "POST", "/api/history/restore", &token, Some(restore.clone()))
+            .await
+            .status,
+        404
+    );
+    assert!(
+        !api.path("ops/copied.md").exists(),
+        "another folder's version reached the token's"
+    );
+    assert_eq!(
+        call(&api, "POST", "/api/history/restore", TOKEN, Some(restore))
+            .await
+            .status,
+        200
+    );
+    assert!(api.path("ops/copied.md").exists());
 
     // The owner's routes, even with a write token and even those that only read.
     for (method, path, body) in [
