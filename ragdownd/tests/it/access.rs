@@ -426,3 +426,64 @@ async fn the_token_file_holds_no_secret_and_outlives_the_index() {
     assert!(!tool_names(&other, "/mcp/ops", &secret).await.is_empty());
     let _ = stop.send(());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn under_secure_local_net_a_scoped_token_still_binds_its_bearer() {
+    let docs = crate::support::docs(&[("ops/.ragdown.json", r#"{"mcp": true}"#), ("ops/a.md", "# A\n")]);
+    let data = tempfile::tempdir().unwrap();
+    let (docs_arg, data_arg) = (docs.path().to_str().unwrap(), data.path().to_str().unwrap());
+    let args = [
+        "ragdownd",
+        "serve",
+        "--docs",
+        docs_arg,
+        "--data",
+        data_arg,
+        "--embedder",
+        "hash",
+        "--watch",
+        "false",
+        "--secure-local-net",
+        "true",
+    ];
+    let (base, stop) = crate::support::serve_args(&args, data.path()).await;
+    let api = Api::at(&base);
+    api.wait_ready().await;
+    let made = api
+        .call(
+            "POST",
+            "/api/access/tokens",
+            Some(
+                json!({"name": "reader", "scope": ["ops"], "access": "read"})
+                    .to_string()
+                    .into_bytes(),
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let made = made.json();
+    let (id, read) = (made["token"]["id"].as_str().unwrap(), made["secret"].as_str().unwrap());
+
+    let save = |path: &str| Some(json!({"path": path, "text": "# B\n"}).to_string().into_bytes());
+    assert_eq!(
+        api.call("POST", "/api/doc", save("ops/open.md"), None).await.status,
+        201
+    );
+    assert_eq!(
+        api.call("POST", "/api/doc", save("ops/read.md"), Some(read))
+            .await
+            .status,
+        403
+    );
+    assert!(!docs.path().join("ops/read.md").exists());
+    let tools = tool_names(&api, "/mcp/ops", read).await;
+    assert!(!tools.iter().any(|t| t == "ragdown_write"), "{tools:?}");
+
+    let gone = api
+        .call("DELETE", &format!("/api/access/tokens/{id}"), None, None)
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.text());
+    assert_eq!(api.call("GET", "/api/docs", None, Some(read)).await.status, 401);
+    let _ = stop.send(());
+}

@@ -269,6 +269,9 @@ async fn every_route_but_status_needs_the_token_and_unknown_ones_are_404() {
         ("GET", "/api/backlinks?path=ops/backups.md"),
         ("GET", "/api/file?path=ops/backups.md"),
         ("GET", "/api/query-log"),
+        ("GET", "/api/access/tokens"),
+        ("POST", "/api/access/tokens"),
+        ("DELETE", "/api/access/tokens/t0123456789ab"),
     ];
     let before = api.snapshot();
     for (method, route) in routes {
