@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Interop: the official MCP Inspector CLI (with --strict schema checks) and the official Python
-# SDK client list and call ragdownd's tools, and list and read its resources, over stdio and over
-# streamable HTTP with a bearer token; python_client.py also speaks the 2026-07-28 protocol and
-# sends hostile resource URIs in raw JSON-RPC (raw_client.py).
+# Interop: the official MCP Inspector CLI (with --strict schema checks), the official Python SDK
+# client and the official TypeScript SDK client list and call ragdownd's tools, and list and read
+# its resources, over stdio and over streamable HTTP with a bearer token; python_client.py also
+# speaks the 2026-07-28 protocol and sends hostile resource URIs in raw JSON-RPC (raw_client.py);
+# ts_client.mjs speaks both eras through the SDK, and follows edits on disk through
+# resources/subscribe (stdio) and subscriptions/listen (stdio and HTTP).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -11,6 +13,8 @@ BIN="$CARGO_TARGET_DIR/debug/ragdownd"
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --locked -p ragdownd --bin ragdownd)
 INSPECTOR="$RAGDOWN_BIN/mcp-inspector"
 PY="$RAGDOWN_VENV/bin/python"
+NODE="$RAGDOWN_BIN/node22"
+"$ROOT/tests/interop/install-deps.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ragdown-interop.XXXXXX")
 SERVER_PID=""
@@ -92,5 +96,9 @@ expect "inspector root ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
 
 # --- the official Python SDK client ----------------------------------------------------------
 "$PY" "$ROOT/tests/interop/python_client.py" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
+    --url "$URL" --token "$TOKEN"
+
+# --- the official TypeScript SDK client ------------------------------------------------------
+"$NODE" "$ROOT/tests/interop/ts_client.mjs" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
     --url "$URL" --token "$TOKEN"
 log "interop checks passed"
