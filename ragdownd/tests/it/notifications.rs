@@ -189,7 +189,7 @@ async fn listen_streams_over_stdio_carry_what_their_filter_asked_for() {
     let filter = json!({
         "resourcesListChanged": true,
         "toolsListChanged": true,
-        "resourceSubscriptions": [uri, "ragdown:///../x.md", "ragdown:///ops/.hidden.md", "file:///etc/passwd", uri],
+        "resourceSubscriptions": [uri, "ragdown:///../x.md", "ragdown:///ops/.hidden.md", "file:///etc/passwd"],
     });
     let listen = client
         .send_request("subscriptions/listen", json!({"notifications": filter, "_meta": meta}))

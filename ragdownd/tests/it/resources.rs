@@ -262,8 +262,9 @@ async fn stdio_serves_documents_as_resources_on_the_2026_protocol() {
         capabilities["resources"].is_object() && capabilities["completions"].is_object(),
         "{discover}"
     );
-    // subscriptions/listen is not built: the 2026 discovery claims no subscriptions.
-    assert!(capabilities["resources"].get("subscribe").is_none(), "{discover}");
+    // What subscriptions/listen delivers (tests/it/notifications.rs follows it).
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{discover}");
+    assert_eq!(capabilities["resources"]["listChanged"], true, "{discover}");
     let reindex = ask(
         &mut client,
         "tools/call",
