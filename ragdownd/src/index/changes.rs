@@ -157,7 +157,10 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(listener.recv().await.unwrap().added, ["a.md"]);
-        assert!(matches!(listener.recv().await, Err(broadcast::error::RecvError::Closed)));
+        assert!(matches!(
+            listener.recv().await,
+            Err(broadcast::error::RecvError::Closed)
+        ));
         let mut late = changes.subscribe();
         assert!(matches!(late.recv().await, Err(broadcast::error::RecvError::Closed)));
     }

@@ -357,7 +357,9 @@ mod tests {
             added: vec!["new.md".into()],
             ..Default::default()
         });
-        let pending = next_pending(&mut listener, &in_scope, || not_the_list.clone()).await.unwrap();
+        let pending = next_pending(&mut listener, &in_scope, || not_the_list.clone())
+            .await
+            .unwrap();
         assert_eq!(pending, Pending::default());
     }
 

@@ -177,12 +177,21 @@ async fn listen_streams_over_stdio_carry_what_their_filter_asked_for() {
         "server/discover claims what subscriptions/listen delivers: {discover}"
     );
     let legacy = client
-        .request("resources/subscribe", json!({"uri": "ragdown:///ops/backups.md", "_meta": meta}))
+        .request(
+            "resources/subscribe",
+            json!({"uri": "ragdown:///ops/backups.md", "_meta": meta}),
+        )
         .await;
-    assert!(legacy.get("error").is_some(), "2026-07-28 has no resources/subscribe: {legacy}");
+    assert!(
+        legacy.get("error").is_some(),
+        "2026-07-28 has no resources/subscribe: {legacy}"
+    );
     // Let the first sync pass before listening, so only the edits below are told.
     client
-        .request("tools/call", json!({"name": "ragdown_reindex", "arguments": {}, "_meta": meta}))
+        .request(
+            "tools/call",
+            json!({"name": "ragdown_reindex", "arguments": {}, "_meta": meta}),
+        )
         .await;
 
     let uri = "ragdown:///ops/backups.md";
@@ -217,7 +226,11 @@ async fn listen_streams_over_stdio_carry_what_their_filter_asked_for() {
     let notes = client
         .notifications_until("notifications/resources/list_changed", WITHIN)
         .await;
-    assert_eq!(notes.last().unwrap()["params"]["_meta"][SUBSCRIPTION_ID], json!(listen), "{notes:?}");
+    assert_eq!(
+        notes.last().unwrap()["params"]["_meta"][SUBSCRIPTION_ID],
+        json!(listen),
+        "{notes:?}"
+    );
 
     // Cancelled, the stream says nothing more; a second one, for the list only, hears the next
     // change, and nothing tagged with the first comes before it.
@@ -239,10 +252,16 @@ async fn listen_streams_over_stdio_carry_what_their_filter_asked_for() {
         .notifications_until("notifications/resources/list_changed", WITHIN)
         .await;
     assert!(
-        notes.iter().all(|n| n["params"]["_meta"][SUBSCRIPTION_ID] != json!(listen)),
+        notes
+            .iter()
+            .all(|n| n["params"]["_meta"][SUBSCRIPTION_ID] != json!(listen)),
         "a cancelled stream went on: {notes:?}"
     );
-    assert_eq!(notes.last().unwrap()["params"]["_meta"][SUBSCRIPTION_ID], json!(second), "{notes:?}");
+    assert_eq!(
+        notes.last().unwrap()["params"]["_meta"][SUBSCRIPTION_ID],
+        json!(second),
+        "{notes:?}"
+    );
 }
 
 /// Reads an SSE body's `data:` messages as they come, from a response that stays open.
@@ -353,7 +372,11 @@ async fn listen_over_http_streams_edits_on_disk_and_ends_gracefully_at_shutdown(
     let discover = json!({"jsonrpc": "2.0", "id": 4, "method": "server/discover", "params": {"_meta": meta}});
     let discover = answer(post(&http, &url, token, discover).await).await;
     let resources = &discover["result"]["capabilities"]["resources"];
-    assert_eq!((&resources["subscribe"], &resources["listChanged"]), (&json!(true), &json!(true)), "{discover}");
+    assert_eq!(
+        (&resources["subscribe"], &resources["listChanged"]),
+        (&json!(true), &json!(true)),
+        "{discover}"
+    );
 
     // Another folder's document is not acknowledged on this endpoint.
     let uri = "ragdown:///ops/backups.md";
