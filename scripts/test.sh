@@ -28,6 +28,7 @@ need_protoc
 "$ROOT/scripts/install-python-tools.sh" >/dev/null
 "$ROOT/scripts/install-node.sh" >/dev/null
 "$ROOT/scripts/build-web.sh" --deps
+"$ROOT/tests/interop/install-deps.sh"
 # The CUDA image's pinned onnxruntime-gpu and NVIDIA wheels still resolve on PyPI.
 "$ROOT/docker/cuda-libs.sh" --check
 CHROMIUM=$("$ROOT/scripts/install-chromium.sh")

@@ -73,6 +73,9 @@ pub struct AppState {
     pub languages: Arc<crate::language::Surveys>,
     /// The history of changes made through ragdown (the same directory the engine records in).
     pub history: Arc<crate::history::History>,
+    /// Cancelled when the server starts shutting down: the long-lived MCP notification streams
+    /// (`subscriptions/listen`) end then, or the graceful shutdown would wait on them.
+    pub closing: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
@@ -90,6 +93,7 @@ impl AppState {
             applied: Mutex::new(None),
             web,
             languages: Arc::default(),
+            closing: tokio_util::sync::CancellationToken::new(),
         }
     }
 
