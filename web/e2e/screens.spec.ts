@@ -7,6 +7,16 @@ import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { test, expect, type Server } from "./fixtures";
 import { addCjkNotes } from "./cjk";
+import { agentCall, agentEdit } from "./agent";
+
+/** A morning of agents' work: two sessions editing runbooks, one writing a note and deleting one. */
+async function agentsWorked(server: Server) {
+  await agentEdit(server, "runbooks", "3f9c2a71-claude-code", "kafka.md", "on three brokers", "on five brokers");
+  await agentEdit(server, "runbooks", "3f9c2a71-claude-code", "kafka.md", "Lag over 10,000 messages", "Lag over 50,000 messages");
+  await agentEdit(server, "runbooks", "b41d07e2-desktop", "deploy.md", "read [Rolling back](#rolling-back) first", "ask in #platform first");
+  await agentCall(server, "runbooks", "3f9c2a71-claude-code", "ragdown_write", { path: "kafka-upgrade.md", text: "# Kafka 3.9 upgrade\n\nRoll one broker at a time.\n" });
+  await agentCall(server, "runbooks", "3f9c2a71-claude-code", "ragdown_delete", { path: "postgres-backups-2024.md" });
+}
 
 interface Screen {
   name: string;
@@ -59,6 +69,26 @@ const screens: Screen[] = [
       await page.keyboard.press("Control+k");
       await page.getByRole("dialog", { name: "Jump to a document" }).getByRole("combobox").fill("ﾊﾞｯｸ");
       await expect(page.getByRole("option").first().locator("mark")).toHaveText("バック");
+    },
+  },
+  {
+    // A document's History: an agent's edit against the file now.
+    name: "history",
+    open: async (page, server) => {
+      await agentsWorked(server);
+      await page.goto("/f/runbooks?doc=kafka.md&history=true");
+      await page.getByRole("list", { name: "Changes" }).getByRole("button").nth(1).click();
+      await page.getByRole("button", { name: "What this change did" }).click();
+      await expect(page.getByRole("table", { name: /Differences/ })).toBeVisible();
+    },
+  },
+  {
+    // A folder's Recent changes, one agent session picked.
+    name: "recent-changes",
+    open: async (page, server) => {
+      await agentsWorked(server);
+      await page.goto("/f/runbooks/changes?session=3f9c2a71-claude-code");
+      await expect(page.getByRole("list", { name: "Recent changes" }).getByRole("listitem")).toHaveCount(4);
     },
   },
   {

@@ -1,4 +1,4 @@
-//! The routes (`/`, `/f/<folder>`, `/settings`; their URL state is typed in `lib/routeSearch.ts`),
+//! The routes (`/`, `/f/<folder>`, `/f/<folder>/changes`, `/settings`; their URL state is typed in `lib/routeSearch.ts`),
 //! and a not-found page for anything else (the server sends the app for every path).
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from "@tanstack/react-router";
 import type { QueryClient } from "@tanstack/react-query";
@@ -6,7 +6,7 @@ import { App } from "./shell/App";
 import { Home } from "./routes/Home";
 import { NotFound } from "./routes/NotFound";
 import { FolderPage } from "./routes/folder/FolderPage";
-import { folderSearch, settingsSearch } from "./lib/routeSearch";
+import { changesSearch, folderSearch, settingsSearch } from "./lib/routeSearch";
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
   component: App,
@@ -22,6 +22,14 @@ const folderRoute = createRoute({
   validateSearch: folderSearch,
 });
 
+const changesRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/f/$folder/changes",
+  // Its own chunk, with the diff it shares with a document's History.
+  component: lazyRouteComponent(() => import("./routes/folder/history/ChangesPage"), "ChangesPage"),
+  validateSearch: changesSearch,
+});
+
 const settingsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/settings",
@@ -30,7 +38,7 @@ const settingsRoute = createRoute({
   validateSearch: settingsSearch,
 });
 
-const routeTree = rootRoute.addChildren([homeRoute, folderRoute, settingsRoute]);
+const routeTree = rootRoute.addChildren([homeRoute, folderRoute, changesRoute, settingsRoute]);
 
 export const router = createRouter({
   routeTree,

@@ -6,9 +6,9 @@ use std::fs;
 use std::path::Path;
 
 use super::DocError;
+use super::Record;
 use super::hash::{content_hash, is_version};
 use super::write::{read_existing, with_path_lock};
-use crate::history::Change;
 use crate::markdown::is_markdown;
 
 /// Deletes the document or subfolder at `path` (resolved with `markdown_only: false`), as
@@ -19,7 +19,7 @@ pub fn delete_guarded(
     shown: &str,
     recursive: bool,
     base_hash: Option<&str>,
-    change: &Change,
+    change: &dyn Record,
 ) -> Result<(), DocError> {
     let meta = fs::symlink_metadata(path);
     if meta.as_ref().is_ok_and(fs::Metadata::is_dir) {
@@ -79,7 +79,7 @@ mod tests {
     fn delete_checks_the_version_and_subfolder_rules() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let none = Change::untracked();
+        let none = crate::documents::record::Unrecorded;
         fs::create_dir_all(root.join("ops/old")).unwrap();
         fs::write(root.join("ops/old/pg.md"), "pg").unwrap();
         fs::write(root.join("ops/img.png"), "png").unwrap();

@@ -12,6 +12,7 @@ pub mod delete;
 pub mod hash;
 pub mod paths;
 pub mod provenance;
+pub mod record;
 pub mod remember;
 pub mod rename;
 pub mod replacements;
@@ -24,6 +25,7 @@ pub use delete::delete_guarded;
 pub use hash::{content_hash, is_version, short_hash};
 pub use paths::Root;
 pub use provenance::{keep_provenance, stamp_provenance};
+pub use record::Record;
 pub use remember::{
     create_unique, relative_posix, remember_frontmatter, remember_text, resolve_supersedes, slug, unique_path,
 };

@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::Record;
 use super::paths::Root;
 use super::paths::is_skipped;
 use super::write::create_new;
 use super::{DocError, json_quote};
-use crate::history::Change;
 use crate::markdown::trim_js;
 
 /// The longest slug, in characters.
@@ -117,7 +117,7 @@ pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
 /// subfolder (created as needed), but no `..`, no absolute path and nothing the index skips; the
 /// path is checked from the docs dir down ([`Root::resolve`]), so a symlinked notes folder or
 /// subfolder cannot lead the note out.
-pub fn create_unique(notes: &Root, name: &str, text: &str, change: &Change) -> Result<PathBuf, DocError> {
+pub fn create_unique(notes: &Root, name: &str, text: &str, change: &dyn Record) -> Result<PathBuf, DocError> {
     check_name(name)?;
     let first = notes.resolve(&format!("{name}.md"), true)?;
     change.mkdirs(&first)?;
@@ -234,6 +234,7 @@ fn candidate(dir: &Path, name: &str, n: usize) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use crate::documents::record::Unrecorded;
     use regex::Regex;
 
     use super::*;
@@ -297,8 +298,8 @@ mod tests {
         let notes = dir.path().join("notes");
         let root = Root::new(dir.path(), "notes");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka.md"));
-        let first = create_unique(&root, "kafka", "one", &Change::untracked()).unwrap();
-        let second = create_unique(&root, "kafka", "two", &Change::untracked()).unwrap();
+        let first = create_unique(&root, "kafka", "one", &Unrecorded).unwrap();
+        let second = create_unique(&root, "kafka", "two", &Unrecorded).unwrap();
         assert_eq!(
             (first, second.clone()),
             (notes.join("kafka.md"), notes.join("kafka-2.md"))
@@ -307,11 +308,11 @@ mod tests {
         assert_eq!(fs::read_to_string(second).unwrap(), "two");
         assert_eq!(unique_path(&notes, "kafka"), notes.join("kafka-3.md"));
         assert_eq!(
-            create_unique(&root, "sub/deep", "x", &Change::untracked()).unwrap(),
+            create_unique(&root, "sub/deep", "x", &Unrecorded).unwrap(),
             notes.join("sub/deep.md")
         );
         assert_eq!(
-            create_unique(&root, "sub/deep", "y", &Change::untracked()).unwrap(),
+            create_unique(&root, "sub/deep", "y", &Unrecorded).unwrap(),
             notes.join("sub/deep-2.md")
         );
     }
@@ -320,13 +321,13 @@ mod tests {
     fn names_that_escape_or_hide_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         for name in ["../../outside", "/abs", "a/../b", "", "C:x"] {
-            let err = create_unique(&Root::new(dir.path(), ""), name, "x", &Change::untracked()).unwrap_err();
+            let err = create_unique(&Root::new(dir.path(), ""), name, "x", &Unrecorded).unwrap_err();
             assert_eq!(
                 err.to_string(),
                 format!("document name escapes the documents folder: {name}")
             );
         }
-        let err = create_unique(&Root::new(dir.path(), ""), ".hidden", "x", &Change::untracked()).unwrap_err();
+        let err = create_unique(&Root::new(dir.path(), ""), ".hidden", "x", &Unrecorded).unwrap_err();
         assert_eq!(err.to_string(), "path names a folder or file the index skips: .hidden");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was written");
     }
@@ -374,10 +375,10 @@ mod tests {
 
         let notes = Root::new(dir.path(), "notes");
         for name in ["escape", "deep/escape"] {
-            let err = create_unique(&notes, name, "x", &Change::untracked()).unwrap_err();
+            let err = create_unique(&notes, name, "x", &Unrecorded).unwrap_err();
             assert_eq!(err.kind(), Kind::Invalid, "{name}: {err}");
         }
-        let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x", &Change::untracked()).unwrap_err();
+        let err = create_unique(&Root::new(dir.path(), "ops"), "link/escape", "x", &Unrecorded).unwrap_err();
         assert_eq!(
             err.to_string(),
             "a folder on the path is a file or a symlink: link/escape.md"

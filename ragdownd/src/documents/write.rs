@@ -20,9 +20,9 @@ use std::sync::{Arc, LazyLock, Weak};
 
 use parking_lot::Mutex;
 
+use super::Record;
 use super::hash::{content_hash, is_version};
 use super::{DocError, line_ending, with_line_ending};
-use crate::history::Change;
 
 /// What a guarded write expects to find at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub fn write_guarded(
     shown: &str,
     text: &str,
     expected: Expected<'_>,
-    change: &Change,
+    change: &dyn Record,
 ) -> Result<Written, DocError> {
     with_path_lock(path, || {
         let current = read_existing(path, shown)?;
@@ -272,6 +272,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::documents::record::Unrecorded;
     use std::sync::Barrier;
     use std::thread;
 
@@ -338,7 +339,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.md");
 
-        let created = write_guarded(&path, "a.md", "one\n", Expected::New, &Change::untracked()).unwrap();
+        let created = write_guarded(&path, "a.md", "one\n", Expected::New, &Unrecorded).unwrap();
         assert_eq!(
             created,
             Written {
@@ -346,7 +347,7 @@ mod tests {
                 hash: content_hash(b"one\n")
             }
         );
-        let err = write_guarded(&path, "a.md", "two\n", Expected::New, &Change::untracked()).unwrap_err();
+        let err = write_guarded(&path, "a.md", "two\n", Expected::New, &Unrecorded).unwrap_err();
         assert_eq!(
             err.to_string(),
             "a.md exists: pass the hash ragdown_read_doc returned as base_hash to replace it"
@@ -359,7 +360,7 @@ mod tests {
             "a.md",
             "two\n",
             Expected::Version(&created.hash[..12]),
-            &Change::untracked(),
+            &Unrecorded,
         )
         .unwrap();
         assert_eq!(
@@ -370,35 +371,21 @@ mod tests {
             }
         );
 
-        let err = write_guarded(
-            &path,
-            "a.md",
-            "three\n",
-            Expected::Version(&created.hash),
-            &Change::untracked(),
-        )
-        .unwrap_err();
+        let err = write_guarded(&path, "a.md", "three\n", Expected::Version(&created.hash), &Unrecorded).unwrap_err();
         assert_eq!(err.to_string(), "a.md was changed on disk since it was opened");
         assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "two\n");
 
         fs::remove_file(&path).unwrap();
-        let err = write_guarded(
-            &path,
-            "a.md",
-            "four\n",
-            Expected::Version(&replaced.hash),
-            &Change::untracked(),
-        )
-        .unwrap_err();
+        let err = write_guarded(&path, "a.md", "four\n", Expected::Version(&replaced.hash), &Unrecorded).unwrap_err();
         assert_eq!(err.to_string(), "a.md was deleted since it was opened");
         assert_eq!(err.kind(), Kind::Changed);
         assert!(!path.exists());
 
-        let anything = write_guarded(&path, "a.md", "five\n", Expected::Anything, &Change::untracked()).unwrap();
+        let anything = write_guarded(&path, "a.md", "five\n", Expected::Anything, &Unrecorded).unwrap();
         assert!(anything.created);
         assert!(
-            !write_guarded(&path, "a.md", "six\n", Expected::Anything, &Change::untracked())
+            !write_guarded(&path, "a.md", "six\n", Expected::Anything, &Unrecorded)
                 .unwrap()
                 .created
         );
@@ -422,14 +409,7 @@ mod tests {
         check_base("a.md", None, &read_hash).unwrap();
         // ... and the write against the hash of what was read, so a change in between is refused.
         fs::write(&path, "v2\n").unwrap();
-        let err = write_guarded(
-            &path,
-            "a.md",
-            "v1 edited\n",
-            Expected::Version(&read_hash),
-            &Change::untracked(),
-        )
-        .unwrap_err();
+        let err = write_guarded(&path, "a.md", "v1 edited\n", Expected::Version(&read_hash), &Unrecorded).unwrap_err();
         assert_eq!(err.kind(), Kind::Changed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "v2\n");
         assert_eq!(read_existing(&dir.path().join("none.md"), "none.md").unwrap(), None);
@@ -439,14 +419,7 @@ mod tests {
     fn a_folder_is_not_a_file_to_write() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("x.md")).unwrap();
-        let err = write_guarded(
-            &dir.path().join("x.md"),
-            "x.md",
-            "t",
-            Expected::Anything,
-            &Change::untracked(),
-        )
-        .unwrap_err();
+        let err = write_guarded(&dir.path().join("x.md"), "x.md", "t", Expected::Anything, &Unrecorded).unwrap_err();
         assert_eq!(
             (err.kind(), err.to_string().as_str()),
             (Kind::Conflict, "not a file: x.md")
@@ -464,7 +437,7 @@ mod tests {
             "a.md",
             "uno\ndos\r\ntres\n",
             Expected::Version(&base),
-            &Change::untracked(),
+            &Unrecorded,
         )
         .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "uno\r\ndos\r\ntres\r\n");
@@ -473,14 +446,7 @@ mod tests {
         // An LF file takes the text as given.
         fs::write(&path, "one\ntwo\r\n").unwrap();
         let base = content_hash(&fs::read(&path).unwrap());
-        write_guarded(
-            &path,
-            "a.md",
-            "uno\ndos\n",
-            Expected::Version(&base),
-            &Change::untracked(),
-        )
-        .unwrap();
+        write_guarded(&path, "a.md", "uno\ndos\n", Expected::Version(&base), &Unrecorded).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "uno\ndos\n");
     }
 
@@ -501,7 +467,7 @@ mod tests {
                         let (barrier, path, base) = (&barrier, &path, &base);
                         scope.spawn(move || {
                             barrier.wait();
-                            write_guarded(path, "race.md", text, Expected::Version(base), &Change::untracked())
+                            write_guarded(path, "race.md", text, Expected::Version(base), &Unrecorded)
                         })
                     })
                     .collect();

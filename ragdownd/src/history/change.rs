@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 
 use super::entry::{self, Entry, Op, Who};
 use super::{History, blobs};
-use crate::documents::DocError;
+use crate::documents::{DocError, Record};
 
 /// One change being made: its entry, on disk once it has a step.
 #[derive(Debug)]
@@ -244,6 +244,22 @@ impl Change {
         }
         history.added(added);
         Ok(())
+    }
+}
+
+/// The file code records through this: each of its steps is one of the change's.
+impl Record for Change {
+    fn file(&self, abs: &Path, before: Option<&[u8]>, after: Option<&[u8]>) -> Result<(), DocError> {
+        Change::file(self, abs, before, after)
+    }
+    fn mkdirs(&self, abs: &Path) -> Result<(), DocError> {
+        Change::mkdirs(self, abs)
+    }
+    fn removing_tree(&self, abs: &Path) -> Result<(), DocError> {
+        Change::removing_tree(self, abs)
+    }
+    fn forget_last(&self) {
+        Change::forget_last(self)
     }
 }
 

@@ -2,6 +2,11 @@
 //! over one folder with MCP on, and with `RAGDOWN_ROOT_MCP` the bare `/mcp` over all of them.
 //! Any other folder, a missing one, or a bad subfolder gets the same 404, so a human-only folder
 //! cannot be told from a missing one.
+//!
+//! Stateless means no sessions: change notifications reach HTTP clients through the 2026-07-28
+//! `subscriptions/listen`, one POST whose SSE answer stays open until the client closes it or the
+//! server shuts down ([`crate::mcp`]); the 2025-11-25 GET stream, which needs a session, is not
+//! offered (the capabilities `initialize` answers with say so).
 
 use std::sync::Arc;
 
@@ -146,6 +151,7 @@ async fn serve_server(state: &AppState, server: RagdownServer, request: Request)
         Some(session) => server.with_session(session),
         None => server,
     };
+    let server = server.with_closing(state.closing.clone());
     let hosts = allowed_hosts(&state.config.allowed_hosts);
     // Browsers may call only from these hosts' own pages (DNS-rebinding and cross-site protection);
     // MCP clients send no Origin and are not affected.
@@ -163,7 +169,11 @@ async fn serve_server(state: &AppState, server: RagdownServer, request: Request)
     let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
     config.allowed_origins = origins;
     config.max_request_body_bytes = MAX_BODY_BYTES;
-    // Stateless, plain JSON answers: each request carries everything it needs.
+    // Stateless, plain JSON answers: each request carries everything it needs. A
+    // `subscriptions/listen` (2026-07-28) is answered with an SSE stream that stays open (rmcp
+    // falls back to SSE when a notification comes before the result, as its acknowledgment
+    // does); the 2025-11-25 GET stream would need sessions, which this server does not keep
+    // (docs/tools.md says why).
     config.legacy_session_mode = false;
     config.json_response = true;
     let service = StreamableHttpService::new(

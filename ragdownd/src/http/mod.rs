@@ -78,6 +78,9 @@ pub struct AppState {
     pub history: Arc<crate::history::History>,
     /// The scoped tokens.
     pub access: Arc<crate::access::Store>,
+    /// Cancelled when the server starts shutting down: the long-lived MCP notification streams
+    /// (`subscriptions/listen`) end then, or the graceful shutdown would wait on them.
+    pub closing: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
@@ -97,6 +100,7 @@ impl AppState {
             applied: Mutex::new(None),
             web,
             languages: Arc::default(),
+            closing: tokio_util::sync::CancellationToken::new(),
         }
     }
 

@@ -3,11 +3,14 @@
 //!
 //! Bounded: the channel keeps the last [`KEPT`] syncs' changes, and a listener that falls further
 //! behind is told it lagged (and should treat everything as changed) instead of holding memory for
-//! it. This module never reads the disk or the index: the sync hands it the paths.
+//! it. Closed when its indexer is retired (an embedder switch hands the index to a new one), so
+//! listeners learn that no more will come. This module never reads the disk or the index: the
+//! sync hands it the paths.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use tokio::sync::broadcast;
 
 use super::rows::FileState;
@@ -52,15 +55,16 @@ impl SyncChanges {
 }
 
 /// The channel the sync publishes its changes on.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Changes {
-    sender: broadcast::Sender<Arc<SyncChanges>>,
+    /// `None` once closed: listeners then read what is left, then hear it has closed.
+    sender: Mutex<Option<broadcast::Sender<Arc<SyncChanges>>>>,
 }
 
 impl Default for Changes {
     fn default() -> Self {
         Self {
-            sender: broadcast::channel(KEPT).0,
+            sender: Mutex::new(Some(broadcast::channel(KEPT).0)),
         }
     }
 }
@@ -68,14 +72,26 @@ impl Default for Changes {
 impl Changes {
     /// Tells every listener what a sync changed; nothing when it changed nothing or nobody listens.
     pub fn publish(&self, changes: SyncChanges) {
-        if !changes.is_empty() {
-            let _ = self.sender.send(Arc::new(changes));
+        if changes.is_empty() {
+            return;
+        }
+        if let Some(sender) = &*self.sender.lock() {
+            let _ = sender.send(Arc::new(changes));
         }
     }
 
-    /// A listener for the syncs from now on.
+    /// A listener for the syncs from now on (one that hears at once that the channel closed, once
+    /// it has).
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<SyncChanges>> {
-        self.sender.subscribe()
+        match &*self.sender.lock() {
+            Some(sender) => sender.subscribe(),
+            None => broadcast::channel(1).1,
+        }
+    }
+
+    /// No more syncs will come: every listener is told so once it has read what is left.
+    pub fn close(&self) {
+        self.sender.lock().take();
     }
 }
 
@@ -125,5 +141,27 @@ mod tests {
             "then the last ones kept"
         );
         assert_eq!(listener.len(), KEPT - 1);
+    }
+
+    #[tokio::test]
+    async fn closing_tells_listeners_after_what_is_left() {
+        let changes = Changes::default();
+        let mut listener = changes.subscribe();
+        changes.publish(SyncChanges {
+            added: vec!["a.md".into()],
+            ..Default::default()
+        });
+        changes.close();
+        changes.publish(SyncChanges {
+            added: vec!["late.md".into()],
+            ..Default::default()
+        });
+        assert_eq!(listener.recv().await.unwrap().added, ["a.md"]);
+        assert!(matches!(
+            listener.recv().await,
+            Err(broadcast::error::RecvError::Closed)
+        ));
+        let mut late = changes.subscribe();
+        assert!(matches!(late.recv().await, Err(broadcast::error::RecvError::Closed)));
     }
 }

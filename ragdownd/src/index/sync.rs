@@ -249,6 +249,8 @@ impl Indexer {
     pub async fn close(&self) {
         self.shared.closed.store(true, std::sync::atomic::Ordering::Release);
         let _ = self.sync(false).await;
+        // Whoever follows this index's changes (MCP notification streams) hears no more will come.
+        self.shared.changes.close();
     }
 
     /// Asks for a sync without waiting for it (the watcher's way).

@@ -13,21 +13,24 @@
 //! no folder searches, lists or counts every MCP folder, naming each hit's folder.
 //!
 //! Beside the tools, the endpoint's documents are MCP resources ([`resources`], with URIs from
-//! [`uri`]), listed, read and completed without adding anything to `tools/list`, and over stdio
-//! subscribed to ([`notify`]); the tools whose answer is data carry an `outputSchema` ([`output`])
-//! and send `structuredContent` beside the text.
+//! [`uri`]), listed, read and completed without adding anything to `tools/list`, and followed
+//! ([`notify`]): on every transport through the 2026-07-28 `subscriptions/listen`, and on stdio
+//! through the 2025-11-25 `resources/subscribe` too; the tools whose answer is data carry an
+//! `outputSchema` ([`output`]) and send `structuredContent` beside the text.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
-    CustomRequest, CustomResult, DiscoverResult, ErrorCode, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Engine, Scope};
 use crate::error::ErrorKind;
@@ -84,8 +87,12 @@ pub struct RagdownServer {
     endpoint: Endpoint,
     settings: Arc<ToolSettings>,
     filter: Arc<ToolFilter>,
-    /// Resource subscriptions and change notifications, on a transport that can carry them.
+    /// The 2025-11-25 resource subscriptions and unsolicited notifications, on a transport whose
+    /// session lives as long as its connection (stdio).
     notifier: Option<Arc<notify::Notifier>>,
+    /// Cancelled when the server shuts down: `subscriptions/listen` streams then end gracefully
+    /// instead of holding the shutdown open.
+    closing: Option<CancellationToken>,
     /// The connection's session, which the history records a write under when the call names
     /// no `session_id` of its own (stdio: one per process).
     session: Option<String>,
@@ -99,15 +106,24 @@ impl RagdownServer {
             settings: Arc::new(settings),
             filter: Arc::new(filter),
             notifier: None,
+            closing: None,
             session: None,
         }
     }
 
-    /// With `resources/subscribe` and change notifications, for a session that lives as long as
-    /// its connection (stdio). The stateless HTTP endpoints answer each request alone and have
-    /// no stream to send them on.
+    /// With the 2025-11-25 `resources/subscribe` and unsolicited change notifications, for a
+    /// session that lives as long as its connection (stdio). The stateless HTTP endpoints answer
+    /// each request alone and have no session stream to send them on; there, and on stdio too,
+    /// the 2026-07-28 `subscriptions/listen` opens a stream of its own.
     pub fn with_notifications(mut self) -> Self {
         self.notifier = Some(Arc::default());
+        self
+    }
+
+    /// `subscriptions/listen` streams end gracefully once `closing` is cancelled (HTTP: when the
+    /// server shuts down, which would otherwise wait for them).
+    pub fn with_closing(mut self, closing: CancellationToken) -> Self {
+        self.closing = Some(closing);
         self
     }
 
@@ -124,6 +140,7 @@ impl RagdownServer {
             settings: Arc::new(settings),
             filter: Arc::new(filter),
             notifier: None,
+            closing: None,
             session: None,
         }
     }
@@ -296,15 +313,15 @@ impl ServerHandler for RagdownServer {
             }) => format!("ragdown-{folder}"),
             _ => "ragdown".to_string(),
         };
-        let mut capabilities = ServerCapabilities::builder()
+        // Every transport follows resources through `subscriptions/listen`; `initialize` takes
+        // the claims back where the 2025-11-25 way has no stream to use.
+        let capabilities = ServerCapabilities::builder()
             .enable_completions()
             .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
             .enable_tools()
             .build();
-        if let (Some(_), Some(resources)) = (&self.notifier, capabilities.resources.as_mut()) {
-            resources.subscribe = Some(true);
-            resources.list_changed = Some(true);
-        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
@@ -363,18 +380,31 @@ impl ServerHandler for RagdownServer {
         Ok(resources::read(&self.resource_scope(), &request.uri).await?.into())
     }
 
-    /// The 2026-07-28 protocol delivers notifications through `subscriptions/listen`, which this
-    /// server does not implement: its discovery claims no subscriptions.
-    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
-        let mut info = self.get_info();
-        if let Some(resources) = info.capabilities.resources.as_mut() {
+    /// The 2025-11-25 handshake: `resources/subscribe` and list changes are claimed only where a
+    /// session can carry them (stdio); a stateless HTTP endpoint answers each request alone.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = self.negotiate_initialize(&request)?;
+        if let (None, Some(resources)) = (&self.notifier, info.capabilities.resources.as_mut()) {
             resources.subscribe = None;
             resources.list_changed = None;
         }
-        Ok(DiscoverResult::from_server_info(
-            self.supported_protocol_versions().into_owned(),
-            info,
-        ))
+        Ok(info)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): resource list changes and updates of the requested
+    /// URIs that this endpoint may serve; nothing else is acknowledged.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(notify::accepted(&self.resource_scope(), requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        notify::listen(self.resource_scope(), context, self.closing.clone()).await;
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

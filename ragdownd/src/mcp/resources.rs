@@ -162,8 +162,10 @@ pub fn list_templates(scope: &Scope) -> ListResourceTemplatesResult {
 /// `resources/read`: the file's bytes as on disk (a document as text, or as a blob if it is not
 /// UTF-8; an attachment as a blob), or the lines of one section when the URI names a heading.
 pub async fn read(scope: &Scope, requested: &str) -> Result<ReadResourceResult, ErrorData> {
-    let parsed = uri::parse(requested).map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
-    let not_found = || ErrorData::resource_not_found(format!("no such resource: {requested}"), None);
+    // Every refusal names the URI in `data`, as the 2026-07-28 protocol asks of a resource not found.
+    let data = || Some(serde_json::json!({ "uri": requested }));
+    let parsed = uri::parse(requested).map_err(|err| ErrorData::invalid_params(err.to_string(), data()))?;
+    let not_found = || ErrorData::resource_not_found(format!("no such resource: {requested}"), data());
     if !scope.contains(&parsed.root_path) {
         return Err(not_found());
     }
@@ -182,7 +184,7 @@ pub async fn read(scope: &Scope, requested: &str) -> Result<ReadResourceResult, 
     .map_err(|err| ErrorData::internal_error(err.to_string(), None))?
     .map_err(|err| match err.kind() {
         crate::error::ErrorKind::NotFound => not_found(),
-        _ => ErrorData::invalid_params(err.message().to_string(), None),
+        _ => ErrorData::invalid_params(err.message().to_string(), data()),
     })?;
     let contents = match (parsed.heading, markdown) {
         (Some(heading), true) => {
@@ -222,6 +224,12 @@ fn section(text: &str, heading: &str) -> Option<String> {
 /// Paths that start with the typed text come first, then those that hold it, case aside.
 pub async fn complete(scope: &Scope, request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
     let [document, section] = templates(scope);
+    if let Some(prompt) = request.r#ref.as_prompt_name() {
+        return Err(ErrorData::invalid_params(
+            format!("no prompt named {prompt}: this server offers no prompts"),
+            None,
+        ));
+    }
     let template = request.r#ref.as_resource_uri().unwrap_or_default();
     if template != document && template != section {
         return Err(ErrorData::invalid_params(

@@ -239,7 +239,30 @@ async fn refuses_hostile_uris(client: &mut StdioClient, meta: Option<&Value>) {
             !error.contains("TOP-SECRET") && !error.contains("not served"),
             "{uri}: {error}"
         );
+        // The URI as requested, which the client already knows, and nothing of what it names.
+        assert_eq!(answer["error"]["data"]["uri"], *uri, "{answer}");
     }
+    for (missing, code) in [
+        ("ragdown:///ops/missing.md", json!(-32002)),
+        ("test://other-scheme", json!(-32602)),
+    ] {
+        let answer = ask(client, "resources/read", json!({"uri": missing}), meta).await;
+        assert_eq!(answer["error"]["data"]["uri"], missing, "{answer}");
+        if meta.is_some() {
+            assert_eq!(answer["error"]["code"], -32602, "2026-07-28: {answer}");
+        } else {
+            assert_eq!(answer["error"]["code"], code, "{answer}");
+        }
+    }
+    // A prompt reference gets an answer that says there are none.
+    let prompt = json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "x"}});
+    let answer = ask(client, "completion/complete", prompt, meta).await;
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no prompts")),
+        "{answer}"
+    );
 }
 
 #[tokio::test]
@@ -262,8 +285,9 @@ async fn stdio_serves_documents_as_resources_on_the_2026_protocol() {
         capabilities["resources"].is_object() && capabilities["completions"].is_object(),
         "{discover}"
     );
-    // subscriptions/listen is not built: the 2026 discovery claims no subscriptions.
-    assert!(capabilities["resources"].get("subscribe").is_none(), "{discover}");
+    // What subscriptions/listen delivers (tests/it/notifications.rs follows it).
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{discover}");
+    assert_eq!(capabilities["resources"]["listChanged"], true, "{discover}");
     let reindex = ask(
         &mut client,
         "tools/call",

@@ -24,11 +24,14 @@ export type Sync = Schemas["Sync"];
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
-  constructor(status: number, message: string, code?: string | null) {
+  /** The whole JSON answer, for errors that carry more than a message (an undo's conflicts). */
+  readonly body: unknown;
+  constructor(status: number, message: string, code?: string | null, body?: unknown) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code ?? undefined;
+    this.body = body;
   }
 }
 
@@ -62,15 +65,17 @@ function headers(json: boolean): Headers {
 async function failure(response: Response): Promise<ApiError> {
   let message = `${response.status} ${response.statusText}`;
   let code: string | undefined;
+  let body: unknown;
   try {
-    const body = (await response.json()) as { error?: string; code?: string | null };
-    if (body.error) message = body.error;
-    code = body.code ?? undefined;
+    body = await response.json();
+    const { error, code: given } = body as { error?: string; code?: string | null };
+    if (error) message = error;
+    code = given ?? undefined;
   } catch {
     // not JSON: keep the status line
   }
   if (response.status === 401) unauthorized.forEach((f) => f());
-  return new ApiError(response.status, message, code);
+  return new ApiError(response.status, message, code, body);
 }
 
 /** Sends a request and parses its JSON answer; throws an `ApiError` on any non-2xx. */

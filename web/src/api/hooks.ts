@@ -3,7 +3,7 @@
 //! never retried). The writes, and what each refetches after it, are in `mutations.ts`.
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { get, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type SearchHit, type Status } from "./client";
+import { get, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type Schemas, type SearchHit, type Status } from "./client";
 
 export const keys = {
   status: ["status"] as const,
@@ -16,7 +16,21 @@ export const keys = {
   /** The bytes of a file in the docs dir (`markdown/useBlobUrl.ts`). */
   file: (path: string) => ["file", path] as const,
   queryLog: ["query-log"] as const,
+  /** A document's history (`GET /api/history`). */
+  history: (path: string) => ["history", path] as const,
+  /** Recent changes (`GET /api/history/changes`) under these filters. */
+  changes: (filters: ChangeFilters) => ["changes", filters] as const,
+  /** One stored version: content-addressed, so never stale. */
+  version: (hash: string) => ["version", hash] as const,
 };
+
+/** The filters of the recent changes. */
+export interface ChangeFilters {
+  folder: string;
+  session?: string;
+  tool?: string;
+  path?: string;
+}
 
 export const POLL_MS = 15_000;
 const BUSY_POLL_MS = 2_000;
@@ -100,6 +114,31 @@ export function resolveQuery(from: string, link: string) {
 
 export function useResolve(from: string, link: string) {
   return useQuery(resolveQuery(from, link));
+}
+
+/** A document's history, newest first, with the hash of the file on disk now. */
+export function useDocHistory(path: string) {
+  return useQuery({ queryKey: keys.history(path), queryFn: () => get<Schemas["DocHistory"]>("/api/history", { path }), refetchInterval: POLL_MS });
+}
+
+/** The recent changes in a folder, newest first, and the agent sessions among them. */
+export function useChanges(filters: ChangeFilters) {
+  return useQuery({
+    queryKey: keys.changes(filters),
+    queryFn: () => get<Schemas["Changes"]>("/api/history/changes", { ...filters }),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One stored version's content (`null` text for a binary file); `undefined` hash, no query. */
+export function useVersion(hash: string | null | undefined) {
+  return useQuery({
+    queryKey: keys.version(hash ?? ""),
+    queryFn: () => get<Schemas["Version"]>("/api/history/version", { hash }),
+    enabled: !!hash,
+    staleTime: Infinity,
+  });
 }
 
 /** Reads again every query on screen, e.g. after "Discard mine" drops edits for the disk's text. */

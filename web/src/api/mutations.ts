@@ -10,12 +10,15 @@ import { messageOf } from "../lib/toast";
 
 type Key = readonly unknown[];
 
+/** The history's lists: every write through ragdown adds an entry to them. */
+const HISTORY = [keys.history("")[0], "changes"] as const;
+
 /**
  * The queries whose answers come from the documents on disk and the index over them: what a
  * write to a document or a folder changes (the counts, the lists, each document, its links, the
- * search hits and the files' bytes). The query log is not among them: a write logs nothing.
+ * search hits and the files' bytes), and the history, which records every write. The query log is not among them: a write logs nothing.
  */
-const INDEXED = new Set<unknown>([keys.status[0], keys.folders[0], "docs", "doc", "search", "backlinks", "resolve", keys.file("")[0]]);
+const INDEXED = new Set<unknown>([keys.status[0], keys.folders[0], "docs", "doc", "search", "backlinks", "resolve", keys.file("")[0], ...HISTORY]);
 
 /** Refetches the queries of those `kinds` (the first part of a key), except what `skip` names. */
 export function refetch(client: QueryClient, kinds: ReadonlySet<unknown> | "all", skip?: (key: Key) => boolean): Promise<void> {
@@ -163,5 +166,45 @@ export function useClearQueryLog() {
   return useMutation({
     mutationFn: () => request<Record<string, never>>("DELETE", "/api/query-log"),
     onSuccess: () => void refetch(client, new Set([keys.queryLog[0]])),
+  });
+}
+
+/** What `POST /api/history/undo` refused: each path changed since the entry (409). */
+export type UndoConflict = Schemas["UndoConflict"];
+
+/**
+ * `POST /api/history/undo`: undoes one entry; `resolve: "overwrite"` over files changed since.
+ * A 409 resolves as `{ conflict }` rather than failing, since it asks the user a question.
+ */
+export function useUndoEntry() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: Schemas["UndoBody"]): Promise<{ undone: Schemas["Undone"] } | { conflict: UndoConflict }> => {
+      try {
+        return { undone: await request<Schemas["Undone"]>("POST", "/api/history/undo", { body }) };
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409 && e.body) return { conflict: e.body as UndoConflict };
+        throw e;
+      }
+    },
+    onSuccess: () => void refetch(client, INDEXED),
+  });
+}
+
+/** `POST /api/history/undo-session`: undoes everything one agent session did, newest first. */
+export function useUndoSession() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (session: string) => request<Schemas["SessionUndo"]>("POST", "/api/history/undo-session", { body: { session } }),
+    onSuccess: () => void refetch(client, INDEXED),
+  });
+}
+
+/** `POST /api/history/restore`: writes a stored version back (only over `base_hash` when given). */
+export function useRestoreVersion() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Schemas["RestoreBody"]) => request<Schemas["Restored"]>("POST", "/api/history/restore", { body }),
+    onSuccess: () => void refetch(client, INDEXED),
   });
 }

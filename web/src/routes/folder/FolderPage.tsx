@@ -1,5 +1,5 @@
-//! The folder page `/f/<folder>?doc=&tag=&edit=&sort=`: the list pane (22 rem) beside the
-//! preview or the editor, stacked on narrow screens. It owns the editing state (`?edit=true`
+//! The folder page `/f/<folder>?doc=&tag=&edit=&sort=&history=`: the list pane (22 rem) beside
+//! the preview, the editor or the document's History, stacked on narrow screens. It owns the editing state (`?edit=true`
 //! opens the editor once the document loads, then leaves the URL; another document closes it),
 //! remembers the folder for Home, sets the window title, and holds the New note and Upload
 //! dialogs.
@@ -23,6 +23,8 @@ import { Preview } from "./Preview";
 
 // Its own chunk: CodeMirror loads only when a document is edited.
 const Editor = lazy(() => import("./Editor"));
+// Its own chunk too, with the diff.
+const DocHistory = lazy(() => import("./history/DocHistory").then((m) => ({ default: m.DocHistory })));
 
 export function FolderPage() {
   const { folder: name } = useParams({ from: "/f/$folder" });
@@ -87,12 +89,16 @@ function FolderView({ folder, search }: { folder: Folder; search: FolderSearch }
       <section aria-label="Document" className="min-h-0 min-w-0 flex-1 overflow-y-auto">
         {!path ? (
           <NothingSelected folder={folder} writable={writable} onNewNote={() => setNewNote({ dir: "" })} />
+        ) : search.history ? (
+          <Suspense fallback={<Skeletons rows={8} label="Loading the history" />}>
+            <DocHistory folder={folder} path={path} onClose={() => void navigate({ search: (s) => ({ ...s, history: undefined }) })} />
+          </Suspense>
         ) : editing ? (
           <Suspense fallback={<Skeletons rows={8} label="Opening the editor" />}>
             <Editor folder={folder} path={path} onClose={() => setEditing(false)} />
           </Suspense>
         ) : (
-          <Preview folder={folder} path={path} onEdit={() => setEditing(true)} />
+          <Preview folder={folder} path={path} onEdit={() => setEditing(true)} onHistory={() => void navigate({ search: (s) => ({ ...s, history: true }) })} />
         )}
       </section>
       <NewNote open={!!newNote} onOpenChange={(open) => !open && setNewNote(null)} folder={folder} dir={newNote?.dir ?? (doc ? parentDir(doc) : "")} />

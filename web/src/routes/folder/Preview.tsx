@@ -3,9 +3,10 @@
 //! Markdown scrolled to the URL's heading, and its backlinks and outgoing links.
 import { useEffect, useMemo, useRef } from "react";
 import { Link, useLocation } from "@tanstack/react-router";
-import { FileQuestion } from "lucide-react";
+import { FileQuestion, History } from "lucide-react";
 import { ApiError, type Folder } from "../../api/client";
 import { useDoc, useDocs } from "../../api/hooks";
+import { Button } from "../../components/ui/button";
 import { ErrorCard, Skeleton } from "../../components/ui/states";
 import { rootPath, splitPath } from "../../lib/paths";
 import { Markdown } from "../../markdown/Markdown";
@@ -29,7 +30,8 @@ function Loading() {
   );
 }
 
-function Gone({ folder, path }: { folder: Folder; path: string }) {
+/** A document that is not on disk: back to the folder, or its History, where a deletion can be undone. */
+function Gone({ folder, path, onHistory }: { folder: Folder; path: string; onHistory: () => void }) {
   return (
     <div className="mx-auto max-w-md py-12 text-center">
       <FileQuestion className="mx-auto size-8 text-zinc-500 dark:text-zinc-400" aria-hidden />
@@ -37,13 +39,18 @@ function Gone({ folder, path }: { folder: Folder; path: string }) {
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
         <code className="font-mono text-[0.9em] break-all">{splitPath(path).doc}</code> was moved, renamed or deleted since the link was made.
       </p>
-      <Link
-        to="/f/$folder"
-        params={{ folder: folder.name }}
-        className="mt-4 inline-flex h-9 items-center rounded-md border border-zinc-300 px-3.5 text-sm font-medium hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      >
-        Back to {folder.title}
-      </Link>
+      <div className="mt-4 flex flex-wrap justify-center gap-2">
+        <Link
+          to="/f/$folder"
+          params={{ folder: folder.name }}
+          className="inline-flex h-9 items-center rounded-md border border-zinc-300 px-3.5 text-sm font-medium hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
+        >
+          Back to {folder.title}
+        </Link>
+        <Button onClick={onHistory}>
+          <History className="size-4" aria-hidden /> Its history
+        </Button>
+      </div>
     </div>
   );
 }
@@ -52,7 +59,7 @@ function Gone({ folder, path }: { folder: Folder; path: string }) {
  * The document at `path` in `folder`. `path` is root-relative (`<folder>/<path inside>`); a path
  * inside the folder is taken too.
  */
-export function Preview({ folder, path, onEdit }: { folder: Folder; path: string; onEdit: () => void }) {
+export function Preview({ folder, path, onEdit, onHistory }: { folder: Folder; path: string; onEdit: () => void; onHistory: () => void }) {
   const root = path.startsWith(`${folder.name}/`) ? path : rootPath(folder.name, path);
   const doc = useDoc(root);
   const docs = useDocs(folder.name);
@@ -74,14 +81,14 @@ export function Preview({ folder, path, onEdit }: { folder: Folder; path: string
 
   let body;
   if (doc.isPending) body = <Loading />;
-  else if (doc.error instanceof ApiError && doc.error.status === 404) body = <Gone folder={folder} path={root} />;
+  else if (doc.error instanceof ApiError && doc.error.status === 404) body = <Gone folder={folder} path={root} onHistory={onHistory} />;
   // A failed refetch keeps what was read before on screen; only a first failure shows the error.
   else if (!doc.data) body = <ErrorCard error={doc.error} onRetry={() => void doc.refetch()} />;
   else {
     const data = doc.data;
     body = (
       <>
-        <DocHeader path={root} doc={data} info={info} front={front} titles={titles} onEdit={onEdit} />
+        <DocHeader path={root} doc={data} info={info} front={front} titles={titles} onEdit={onEdit} onHistory={onHistory} />
         <Markdown text={data.text} from={root} />
         <Links path={root} text={data.text} titles={titles} />
       </>

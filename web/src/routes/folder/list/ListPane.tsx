@@ -2,9 +2,9 @@
 //! a "Jump to…" button for the quick switcher, Filter | Search, the Tags and Sort menus (both
 //! in the URL), and below them the file tree or the search hits.
 import { useMemo, useState } from "react";
-import { useNavigate } from "@tanstack/react-router";
+import { Link, useNavigate } from "@tanstack/react-router";
 import { ToggleGroup } from "radix-ui";
-import { ArrowDownUp, FilePlus, Search as SearchIcon, Tag, Upload } from "lucide-react";
+import { ArrowDownUp, FilePlus, History, Search as SearchIcon, Tag, Upload } from "lucide-react";
 import { clsx } from "clsx";
 import type { Folder } from "../../../api/client";
 import { useDocs, useWritable } from "../../../api/hooks";
@@ -89,7 +89,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
   );
 }
 
-/** The folder's title, its counts and MCP state, and New note and Upload when writable. */
+/** The folder's title, its counts and MCP state, New note and Upload when writable, and Recent changes. */
 function PaneHeader({ folder, writable, onNewNote, onUpload }: { folder: Folder; writable: boolean; onNewNote: () => void; onUpload: () => void }) {
   return (
     <div className="flex items-start gap-2 px-1">
@@ -104,17 +104,35 @@ function PaneHeader({ folder, writable, onNewNote, onUpload }: { folder: Folder;
           {plural(folder.files, "file")} · {plural(folder.chunks, "chunk")} · {folder.mcp ? "on MCP" : "human-only"}
         </p>
       </div>
-      {writable && (
-        <div className="flex shrink-0 gap-0.5">
-          <IconButton label="New note" onClick={onNewNote}>
-            <FilePlus />
-          </IconButton>
-          <IconButton label="Upload Markdown files" onClick={onUpload}>
-            <Upload />
-          </IconButton>
-        </div>
-      )}
+      <div className="flex shrink-0 gap-0.5">
+        {writable && (
+          <>
+            <IconButton label="New note" onClick={onNewNote}>
+              <FilePlus />
+            </IconButton>
+            <IconButton label="Upload Markdown files" onClick={onUpload}>
+              <Upload />
+            </IconButton>
+          </>
+        )}
+        <RecentChanges folder={folder.name} />
+      </div>
     </div>
+  );
+}
+
+/** A link to the folder's Recent changes, looking like the icon buttons beside it. */
+function RecentChanges({ folder }: { folder: string }) {
+  return (
+    <Link
+      to="/f/$folder/changes"
+      params={{ folder }}
+      aria-label="Recent changes"
+      title="Recent changes"
+      className="inline-flex size-8 shrink-0 items-center justify-center rounded-md text-zinc-600 transition-colors hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+    >
+      <History className="size-4" aria-hidden />
+    </Link>
   );
 }
 

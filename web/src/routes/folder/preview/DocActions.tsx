@@ -1,8 +1,8 @@
-//! The preview's actions, as icon buttons: Copy path, Edit, Rename or move, Download .md and
-//! Delete document; the writes only while the server is writable.
+//! The preview's actions, as icon buttons: Copy path, Edit, Rename or move, History, Download .md
+//! and Delete document; the writes only while the server is writable.
 import { useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { Check, Copy, Download, FolderInput, Pencil, Trash2 } from "lucide-react";
+import { Check, Copy, Download, FolderInput, History, Pencil, Trash2 } from "lucide-react";
 import { useWritable } from "../../../api/hooks";
 import { IconButton } from "../../../components/ui/button";
 import { basename } from "../../../lib/paths";
@@ -36,7 +36,7 @@ function CopyPath({ path }: { path: string }) {
 }
 
 /** The actions on the document at `path` (root-relative). */
-export function DocActions({ path, onEdit }: { path: string; onEdit: () => void }) {
+export function DocActions({ path, onEdit, onHistory }: { path: string; onEdit: () => void; onHistory: () => void }) {
   const writable = useWritable();
   const client = useQueryClient();
   const [renaming, setRenaming] = useState(false);
@@ -63,6 +63,9 @@ export function DocActions({ path, onEdit }: { path: string; onEdit: () => void 
           <FolderInput aria-hidden />
         </IconButton>
       )}
+      <IconButton label="History" onClick={onHistory}>
+        <History aria-hidden />
+      </IconButton>
       <IconButton label="Download .md" onClick={() => void download()}>
         <Download aria-hidden />
       </IconButton>

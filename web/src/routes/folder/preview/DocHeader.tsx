@@ -76,9 +76,11 @@ export interface DocHeaderProps {
   /** Titles of the folder's documents by root-relative path, for links. */
   titles: Map<string, string>;
   onEdit: () => void;
+  /** Opens the document's History. */
+  onHistory: () => void;
 }
 
-export function DocHeader({ path, doc, info, front, titles, onEdit }: DocHeaderProps) {
+export function DocHeader({ path, doc, info, front, titles, onEdit, onHistory }: DocHeaderProps) {
   const { folder, doc: inside } = splitPath(path);
   const { sort } = useListSearch();
   const description = info?.description || front.description;
@@ -130,7 +132,7 @@ export function DocHeader({ path, doc, info, front, titles, onEdit }: DocHeaderP
             </p>
           )}
         </div>
-        <DocActions path={path} onEdit={onEdit} />
+        <DocActions path={path} onEdit={onEdit} onHistory={onHistory} />
       </div>
       {(doc.tags.length > 0 || doc.aliases.length > 0 || createdBy || session) && (
         <ul className="mt-3 flex flex-wrap gap-1.5" aria-label="Tags and properties">
