@@ -30,10 +30,19 @@ use crate::settings::Patch;
 
 /// A folder as the API shows it, with its counts from the index.
 fn folder_view(state: &AppState, folder: &Folder, files: &HashMap<String, FileState>) -> FolderView {
-    let prefix = format!("{}/", folder.name);
+    folder_view_of(state, folder, files, &[format!("{}/", folder.name)])
+}
+
+/// As [`folder_view`], counting only the files under `prefixes` (a token's subfolders of it).
+fn folder_view_of(
+    state: &AppState,
+    folder: &Folder,
+    files: &HashMap<String, FileState>,
+    prefixes: &[String],
+) -> FolderView {
     let (count, chunks) = files
         .iter()
-        .filter(|(path, _)| path.starts_with(&prefix))
+        .filter(|(path, _)| prefixes.iter().any(|prefix| path.starts_with(prefix.as_str())))
         .fold((0, 0), |(count, chunks), (_, file)| (count + 1, chunks + file.chunks));
     let settings = folders::settings_json(&state.config.docs_dir, &folder.name);
     let hook = settings
@@ -67,11 +76,17 @@ async fn indexed_files(state: &AppState) -> ApiResult<HashMap<String, FileState>
 pub async fn list(State(state): State<Arc<AppState>>, access: Access) -> ApiResult {
     let files = indexed_files(&state).await?;
     let docs_dir = &state.config.docs_dir;
-    let opened = |folder: &Folder| access.paths_in(&folder.name).is_none_or(|inside| !inside.is_empty());
+    // A token sees the folders it opens, counted over what it opens of them.
     let folders = folders::list(docs_dir)
         .iter()
-        .filter(|folder| opened(folder))
-        .map(|folder| folder_view(&state, folder, &files))
+        .filter_map(|folder| match access.paths_in(&folder.name) {
+            None => Some(folder_view(&state, folder, &files)),
+            Some(inside) if inside.is_empty() => None,
+            Some(inside) => {
+                let prefixes: Vec<String> = inside.iter().map(|p| p.prefix()).collect();
+                Some(folder_view_of(&state, folder, &files, &prefixes))
+            }
+        })
         .collect();
     let loose_files = if access.is_admin() {
         folders::loose_files(docs_dir)

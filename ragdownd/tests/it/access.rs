@@ -334,6 +334,11 @@ async fn a_subfolder_token_opens_that_subfolder_and_nothing_above_it() {
     assert_eq!(call(&api, "POST", "/api/doc", &token, Some(save)).await.status, 403);
     assert!(!api.path("ops/top.md").exists());
 
+    // The folder is listed with what the token opens of it, and counted over that alone.
+    let count = |list: Value| list["folders"][0]["files"].as_u64().unwrap();
+    assert_eq!(count(call(&api, "GET", "/api/folders", TOKEN, None).await.json()), 3);
+    assert_eq!(count(call(&api, "GET", "/api/folders", &token, None).await.json()), 1);
+
     // Asked for the folder, its search narrows to the subfolder.
     let hits = call(&api, "GET", "/api/search?folder=ops&q=restic%20backups", &token, None).await;
     assert_eq!(hits.status, 200, "{}", hits.text());
