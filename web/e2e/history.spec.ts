@@ -84,11 +84,11 @@ test("a document's History shows who changed it and how, and restores a version"
 
 test("a deleted document is brought back from its page, byte for byte", async ({ authed: page, server }) => {
   const original = server.read("runbooks/deploy.md");
-  await page.goto("/f/runbooks?doc=deploy.md");
-  await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
   await agentCall(server, "runbooks", "agent-session-2", "ragdown_delete", { path: "deploy.md" });
   expect(server.exists("runbooks/deploy.md")).toBe(false);
 
+  // A link to it, followed after the agent deleted it.
+  await page.goto("/f/runbooks?doc=deploy.md");
   await expect(page.getByText("This document is not there any more")).toBeVisible();
   await page.getByRole("button", { name: "Its history" }).click();
   const deleted = page.getByRole("list", { name: "Changes" }).getByRole("button").first();

@@ -99,6 +99,16 @@ const screens: Screen[] = [
     },
   },
   {
+    // Settings → Access: two agents' tokens, one read-only with an expiry, one for a subfolder.
+    name: "settings-access",
+    open: async (page, server) => {
+      await server.api("POST", "/api/access/tokens", { name: "journal assistant", scope: ["notes"], access: "read", expires_ms: Date.now() + 30 * 86_400_000 });
+      await server.api("POST", "/api/access/tokens", { name: "claude code: oncall", scope: ["runbooks"], access: "write" });
+      await page.goto("/settings?tab=access");
+      await expect(page.getByText("journal assistant")).toBeVisible();
+    },
+  },
+  {
     name: "settings-server",
     open: async (page) => {
       await page.goto("/settings?tab=server");

@@ -1,7 +1,9 @@
 //! The MCP routes: `/mcp/<folder>[/<subfolder...>]`, each a stateless streamable-HTTP MCP server
 //! over one folder with MCP on, and with `RAGDOWN_ROOT_MCP` the bare `/mcp` over all of them.
 //! Any other folder, a missing one, or a bad subfolder gets the same 404, so a human-only folder
-//! cannot be told from a missing one.
+//! cannot be told from a missing one. A scoped token asking outside its folders gets a 403 before
+//! any of that is looked at (the access decision is [`super::auth`]'s), so it learns nothing of
+//! what exists either.
 //!
 //! Stateless means no sessions: change notifications reach HTTP clients through the 2026-07-28
 //! `subscriptions/listen`, one POST whose SSE answer stays open until the client closes it or the

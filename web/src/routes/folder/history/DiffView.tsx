@@ -48,8 +48,8 @@ export function DiffView({ before, after, beforeName, afterName }: DiffViewProps
                     row.kind === "del" && "bg-red-50 dark:bg-red-500/10",
                   )}
                 >
-                  <td className="w-10 px-2 text-right text-zinc-400 select-none dark:text-zinc-500">{row.old ?? ""}</td>
-                  <td className="w-10 px-2 text-right text-zinc-400 select-none dark:text-zinc-500">{row.new ?? ""}</td>
+                  <td className="w-10 px-2 text-right text-zinc-600 select-none dark:text-zinc-400">{row.old ?? ""}</td>
+                  <td className="w-10 px-2 text-right text-zinc-600 select-none dark:text-zinc-400">{row.new ?? ""}</td>
                   <td
                     aria-label={row.kind === "add" ? "added" : row.kind === "del" ? "removed" : undefined}
                     className={clsx(

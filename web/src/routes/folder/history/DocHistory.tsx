@@ -32,10 +32,11 @@ export function DocHistory({ folder, path, onClose }: { folder: Folder; path: st
         Changes made through ragdown, by an agent or here, are kept and listed here. Edits made in another editor are not.
       </Empty>
     );
+  // The list beside the diff only where the pane (not the window) is wide enough for both.
   else
     body = (
-      <div className="grid gap-5 lg:grid-cols-[17rem_minmax(0,1fr)]">
-        <ol aria-label="Changes" className="space-y-1">
+      <div className="grid gap-5 @4xl:grid-cols-[16rem_minmax(0,1fr)]">
+        <ol aria-label="Changes" className="max-h-72 space-y-1 overflow-y-auto @4xl:max-h-none">
           {entries.map((e) => (
             <li key={e.id}>
               <EntryButton entry={e} folder={folder.name} selected={e.id === entry.id} onSelect={() => setChosen(e.id)} />
@@ -48,7 +49,7 @@ export function DocHistory({ folder, path, onClose }: { folder: Folder; path: st
 
   return (
     <div className="h-full overflow-y-auto">
-      <section aria-label="Document history" className="mx-auto max-w-6xl px-5 py-5 sm:px-8">
+      <section aria-label="Document history" className="@container mx-auto max-w-6xl px-5 py-5 sm:px-8">
         <Button variant="ghost" size="sm" className="-ml-2" onClick={onClose}>
           <ArrowLeft className="size-3.5" aria-hidden /> Back to the document
         </Button>
