@@ -126,6 +126,31 @@ sha256_of() {
     fi
 }
 
+# use_node22 : Node 22 first on PATH (installed when missing), for npm22.
+use_node22() {
+    "$(dirname "${BASH_SOURCE[0]}")/install-node.sh" --node-only >/dev/null
+    NODE_BIN=$(dirname "$(readlink -f "$("$RAGDOWN_BIN/node22" -p process.execPath)")")
+    export PATH="$NODE_BIN:$PATH"
+    NPM_CLI="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
+}
+
+# npm22 ARGS... : npm under Node 22 (after use_node22).
+npm22() {
+    node "$NPM_CLI" "$@"
+}
+
+# npm_ci_when_changed DIR WHAT : `npm ci` in DIR (after use_node22) when its package-lock.json
+# changed since the last install there; npm ci wipes node_modules, so it is not run for nothing.
+npm_ci_when_changed() {
+    local stamp="$1/node_modules/.ragdown-lock.sha256" want
+    want=$(sha256_of "$1/package-lock.json")
+    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+        log "installing $2 (npm ci)"
+        (cd "$1" && npm22 ci --no-audit --no-fund --loglevel=error >&2)
+        echo "$want" > "$stamp"
+    fi
+}
+
 # ort_lib_name : the versioned file name of the ONNX Runtime shared library in the wheel.
 ort_lib_name() {
     case "$(uname -s)" in
