@@ -112,12 +112,17 @@ pub struct Engine {
     watching: AtomicBool,
     /// The primary's socket server, or a reader's takeover task.
     role_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// A reader's relay of the primary's sync changes to this process's listeners.
+    follow_task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: EngineOptions,
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
         if let Some(task) = self.role_task.lock().take() {
+            task.abort();
+        }
+        if let Some(task) = self.follow_task.lock().take() {
             task.abort();
         }
         if self.is_primary() {
@@ -180,6 +185,7 @@ impl Engine {
             by_lock: AtomicBool::new(false),
             watching: AtomicBool::new(options.watch),
             role_task: Mutex::new(None),
+            follow_task: Mutex::new(None),
             options,
         });
         engine.take_role(claim);
@@ -199,6 +205,7 @@ impl Engine {
             }
             primary::Claim::Reader(waiting) => {
                 tracing::info!(socket = %self.socket.display(), "another process indexes this folder; searching its index");
+                self.start_following();
                 match waiting {
                     Some(file) => self.start_takeover_on_lock(file),
                     None => self.start_takeover_loop(),
@@ -222,6 +229,34 @@ impl Engine {
             *self.watch.lock() = Some(watch::watch(self.docs_dir.clone(), self.indexer.clone()));
         }
         old
+    }
+
+    /// A reader hears what each of the primary's syncs changed, for its own listeners (MCP
+    /// notifications), until it becomes the primary itself and its own syncs tell them. When the
+    /// primary goes, it follows the next one; a primary too old to stream is asked again rarely.
+    fn start_following(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            loop {
+                let Some(engine) = weak.upgrade() else { return };
+                let (socket, indexer) = (engine.socket.clone(), engine.indexer.clone());
+                let mut promoted = engine.primary.subscribe();
+                drop(engine);
+                let pause = tokio::select! {
+                    _ = promoted.wait_for(|is| *is) => return,
+                    followed = primary::follow_changes(&socket, &indexer) => match followed {
+                        Err(primary::ForwardError::Unsupported) => return,
+                        Err(primary::ForwardError::Failed(why)) => {
+                            tracing::debug!(%why, "the primary does not stream its changes");
+                            Duration::from_secs(60)
+                        }
+                        _ => Duration::from_secs(1),
+                    },
+                };
+                tokio::time::sleep(pause).await;
+            }
+        });
+        *self.follow_task.lock() = Some(task);
     }
 
     /// A reader takes over the moment the primary's lock is free: the primary exited.
@@ -334,6 +369,9 @@ impl Engine {
         self.indexer.close().await;
         *self.watch.lock() = None;
         if let Some(task) = self.role_task.lock().take() {
+            task.abort();
+        }
+        if let Some(task) = self.follow_task.lock().take() {
             task.abort();
         }
         if self.primary.send_replace(false) {

@@ -1,5 +1,7 @@
 //! What each sync changed, told to whoever listens: the documents it added, updated and removed,
-//! for MCP's resource notifications. The sync publishes; listeners subscribe.
+//! for MCP's resource notifications. The sync publishes; listeners subscribe. In a reader process
+//! (another process indexes), what the primary's syncs changed is relayed here over its socket
+//! ([`super::primary`]), so a reader's listeners hear every sync too.
 //!
 //! Bounded: the channel keeps the last [`KEPT`] syncs' changes, and a listener that falls further
 //! behind is told it lagged (and should treat everything as changed) instead of holding memory for
@@ -19,7 +21,7 @@ use super::rows::FileState;
 pub const KEPT: usize = 16;
 
 /// The documents one sync changed, as paths from the docs dir.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SyncChanges {
     /// Documents the index did not hold before.
     pub added: Vec<String>,

@@ -11,7 +11,10 @@
 //! system has no locks, the socket alone decides, as before: a reader then takes over on a timer
 //! or when a forwarded sync finds nobody answering. Protocol: one JSON line
 //! `{"op":"sync","full":bool}`, answered by `{"ok":true,"result":SyncReport,"stages":Stages}` or
-//! `{"ok":false,"error":"..."}`, then the connection closes. The stages travel beside the report,
+//! `{"ok":false,"error":"..."}`, then the connection closes. `{"op":"changes"}` is answered by
+//! `{"ok":true}` and then, for as long as both live, one line per sync that changed documents (its
+//! [`SyncChanges`]), which the reader relays to its own listeners (MCP notifications); a primary
+//! from before 2026-12-05 answers it `unknown op`. The stages travel beside the report,
 //! which leaves them out of its JSON (the tools' output); a reply without them (a primary from
 //! before 2026-12-02) reads as zero stages.
 
@@ -24,6 +27,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
+use super::changes::SyncChanges;
 use super::sync::{Indexer, SyncReport};
 
 /// Why a sync forwarded to the primary gave no report.
@@ -192,7 +196,8 @@ mod unix {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
     }
 
-    /// Answers sync requests from readers until the task is aborted.
+    /// Answers sync requests from readers, and streams its syncs' changes to the readers that
+    /// follow them, until the task is aborted.
     pub fn serve(listener: Listener, indexer: Indexer) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
@@ -203,7 +208,11 @@ mod unix {
                     if BufReader::new(read).read_line(&mut line).await.is_err() {
                         return;
                     }
-                    let reply = match serde_json::from_str::<Request>(&line) {
+                    let request = serde_json::from_str::<Request>(&line);
+                    if request.as_ref().is_ok_and(|r| r.op == "changes") {
+                        return stream_changes(&indexer, &mut write).await;
+                    }
+                    let reply = match request {
                         Ok(request) if request.op == "sync" => match indexer.sync(request.full).await {
                             Ok(report) => json!({ "ok": true, "result": report, "stages": report.stages }),
                             Err(error) => json!({ "ok": false, "error": error.to_string() }),
@@ -216,6 +225,54 @@ mod unix {
                 });
             }
         })
+    }
+
+    /// Writes each sync's changes to a following reader, one JSON line each, until the reader
+    /// goes or the indexer is retired. Like any listener, one that falls more than the channel
+    /// keeps behind loses the oldest (the reader's own listeners then hear of the later ones).
+    async fn stream_changes(indexer: &Indexer, write: &mut tokio::net::unix::OwnedWriteHalf) {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut listener = indexer.changes();
+        if write.write_all(b"{\"ok\":true}\n").await.is_err() {
+            return;
+        }
+        loop {
+            let changes = match listener.recv().await {
+                Ok(changes) => changes,
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
+            };
+            let Ok(line) = serde_json::to_string(&*changes) else {
+                continue;
+            };
+            if write.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Follows the primary's syncs: relays each one's changes to this process's listeners until
+    /// the primary goes (`Ok`) or refuses (an older primary: `Failed`).
+    pub async fn follow_changes(path: &Path, indexer: &Indexer) -> Result<(), ForwardError> {
+        let stream = UnixStream::connect(path).await.map_err(ForwardError::Gone)?;
+        let (read, mut write) = stream.into_split();
+        write.write_all(b"{\"op\":\"changes\"}\n").await?;
+        let mut lines = BufReader::new(read).lines();
+        let first = lines.next_line().await?.unwrap_or_default();
+        let ack: serde_json::Value = serde_json::from_str(&first).map_err(ForwardError::BadAnswer)?;
+        if ack["ok"] != true {
+            let why = ack["error"]
+                .as_str()
+                .unwrap_or("the primary does not stream its changes");
+            return Err(ForwardError::Failed(why.to_string()));
+        }
+        while let Some(line) = lines.next_line().await? {
+            match serde_json::from_str::<SyncChanges>(&line) {
+                Ok(changes) => indexer.relay(changes),
+                Err(err) => tracing::warn!(%err, "the primary sent changes this process cannot read"),
+            }
+        }
+        Ok(())
     }
 
     /// Asks the primary to sync and returns its report.
@@ -249,7 +306,7 @@ mod unix {
 }
 
 #[cfg(unix)]
-pub use unix::{Listener, forward_sync, serve};
+pub use unix::{Listener, follow_changes, forward_sync, serve};
 
 /// Without Unix sockets every process is a primary.
 #[cfg(not(unix))]
@@ -273,10 +330,14 @@ mod unix {
     pub async fn forward_sync(_path: &Path, _full: bool) -> Result<SyncReport, ForwardError> {
         Err(ForwardError::Unsupported)
     }
+
+    pub async fn follow_changes(_path: &Path, _indexer: &Indexer) -> Result<(), ForwardError> {
+        Err(ForwardError::Unsupported)
+    }
 }
 
 #[cfg(not(unix))]
-pub use unix::{Listener, forward_sync, serve};
+pub use unix::{Listener, follow_changes, forward_sync, serve};
 
 #[cfg(test)]
 mod tests {

@@ -276,6 +276,12 @@ impl Indexer {
         self.shared.changes.subscribe()
     }
 
+    /// Tells this process's listeners what a sync in the primary process changed (a reader syncs
+    /// nothing itself).
+    pub fn relay(&self, changes: SyncChanges) {
+        self.shared.changes.publish(changes);
+    }
+
     /// How many syncs this process has run since it started (a watcher that never rests shows here).
     pub fn syncs_run(&self) -> u64 {
         self.shared.runs.load(std::sync::atomic::Ordering::Relaxed)

@@ -137,6 +137,60 @@ async fn edits_on_disk_reach_subscribers_through_the_indexs_sync() {
     );
 }
 
+/// `initialize` in the 2025-11-25 protocol, then `initialized`.
+async fn initialized(client: &mut StdioClient) {
+    let init = client
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        )
+        .await;
+    assert_eq!(init["result"]["capabilities"]["resources"]["subscribe"], true, "{init}");
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+}
+
+#[tokio::test]
+async fn a_reader_process_hears_what_the_primarys_syncs_changed() {
+    // Two `ragdownd stdio` on one index: the first indexes and watches, the second is a reader
+    // that syncs nothing itself, yet its subscriber hears an edit made on disk by no tool.
+    let backups = std::fs::read_to_string(fixture("ops-backups.md")).unwrap();
+    let dir = docs(&[("ops/backups.md", &backups)]);
+    let data = tempfile::tempdir().unwrap();
+    let mut env = test_env(dir.path(), data.path());
+    env.retain(|(key, _)| key != "RAGDOWN_WATCH");
+    env.push(("RAGDOWN_WATCH".into(), "true".into()));
+    let mut primary = StdioClient::start_stateless(&env).await;
+    initialized(&mut primary).await;
+    primary.ok("ragdown_reindex", json!({})).await;
+    let mut reader = StdioClient::start_stateless(&env).await;
+    initialized(&mut reader).await;
+    // Forwarded to the primary; answered once the reader's index is open (and following).
+    reader.ok("ragdown_reindex", json!({})).await;
+    let uri = "ragdown:///ops/backups.md";
+    let answer = reader.request("resources/subscribe", json!({"uri": uri})).await;
+    assert!(answer.get("result").is_some(), "{answer}");
+
+    std::fs::write(
+        dir.path().join("ops/backups.md"),
+        format!("{backups}\n\nEdited by hand.\n"),
+    )
+    .unwrap();
+    let notes = reader
+        .notifications_until("notifications/resources/updated", WITHIN)
+        .await;
+    assert!(
+        methods(&notes).contains(&("notifications/resources/updated".to_string(), uri.to_string())),
+        "{notes:?}"
+    );
+    std::fs::write(dir.path().join("ops/new.md"), "# New\n\nA new runbook.\n").unwrap();
+    reader
+        .notifications_until("notifications/resources/list_changed", WITHIN)
+        .await;
+    drop(primary);
+}
+
 /// The 2026-07-28 request metadata that replaces `initialize`.
 fn meta_2026() -> Value {
     json!({
