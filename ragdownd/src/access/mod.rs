@@ -75,6 +75,14 @@ impl Access {
         matches!(self, Self::Admin)
     }
 
+    /// The scoped token's name, for the history's record of who made a change; `None` for the owner.
+    pub fn token_name(&self) -> Option<String> {
+        match self {
+            Self::Admin => None,
+            Self::Token(grant) => Some(grant.name.clone()),
+        }
+    }
+
     /// Whether it may write (`RAGDOWN_READ_ONLY` is checked apart).
     pub fn can_write(&self) -> bool {
         match self {

@@ -33,6 +33,9 @@ pub struct Who {
     /// The agent's session: its `session_id` argument, else the MCP connection's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The scoped token the change was made with (its name); `None` for the owner's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
 }
 
 impl Who {
@@ -42,6 +45,7 @@ impl Who {
             via: Via::Web,
             tool: None,
             session: None,
+            token: None,
         }
     }
 
@@ -51,7 +55,14 @@ impl Who {
             via: Via::Mcp,
             tool: Some(tool.to_string()),
             session: session.filter(|s| !s.trim().is_empty()),
+            token: None,
         }
+    }
+
+    /// The same, made with the scoped token named `token` (`None`: the owner's).
+    pub fn with_token(mut self, token: Option<String>) -> Self {
+        self.token = token;
+        self
     }
 }
 

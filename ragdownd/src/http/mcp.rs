@@ -102,7 +102,7 @@ async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: 
     };
     let scope = Scope::folder(engine, &found, sub);
     let (tools, filter) = state.tools_for(&access);
-    let server = RagdownServer::new(scope, tools, filter);
+    let server = RagdownServer::new(scope, tools, filter).with_token(access.token_name());
     serve_server(&state, server, request).await
 }
 

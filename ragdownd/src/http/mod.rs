@@ -189,7 +189,12 @@ impl AppState {
             return Ok(None);
         };
         let folder = crate::folders::get(&self.config.docs_dir, folder_path.folder());
-        Ok(folder.map(|folder| (Scope::folder(engine, &folder, &folder_path.sub()), rest)))
+        Ok(folder.map(|folder| {
+            let mut scope = Scope::folder(engine, &folder, &folder_path.sub());
+            // A write with a scoped token is recorded as that token's, not the owner's.
+            scope.who = scope.who.with_token(access.token_name());
+            (scope, rest)
+        }))
     }
 
     /// A folder's scope by name (`notes`), or a subfolder's (`notes/a`); 404 `no such folder` for

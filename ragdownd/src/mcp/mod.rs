@@ -96,6 +96,8 @@ pub struct RagdownServer {
     /// The connection's session, which the history records a write under when the call names
     /// no `session_id` of its own (stdio: one per process).
     session: Option<String>,
+    /// The scoped token this endpoint was reached with, recorded with each write; `None`: the owner's.
+    token: Option<String>,
 }
 
 impl RagdownServer {
@@ -108,6 +110,7 @@ impl RagdownServer {
             notifier: None,
             closing: None,
             session: None,
+            token: None,
         }
     }
 
@@ -133,6 +136,12 @@ impl RagdownServer {
         self
     }
 
+    /// The same server, reached with the scoped token named `token`, recorded with its writes.
+    pub fn with_token(mut self, token: Option<String>) -> Self {
+        self.token = token;
+        self
+    }
+
     /// The root `/mcp`: every folder with MCP on, read from disk on each call.
     pub fn root(engine: Arc<Engine>, settings: ToolSettings, filter: ToolFilter) -> Self {
         Self {
@@ -142,6 +151,7 @@ impl RagdownServer {
             notifier: None,
             closing: None,
             session: None,
+            token: None,
         }
     }
 
@@ -242,7 +252,7 @@ impl RagdownServer {
             .map(str::to_owned)
             .or_else(|| self.session.clone());
         let mut scope = scope;
-        scope.who = crate::history::Who::mcp(name, session);
+        scope.who = crate::history::Who::mcp(name, session).with_token(self.token.clone());
         let call = Call {
             scope: &scope,
             settings: &self.settings,

@@ -280,6 +280,36 @@ async fn a_write_token_writes_in_its_folder() {
     .await;
     assert_eq!(save.status, 201, "{}", save.text());
     assert_eq!(api.read("ops/api.md"), "# Api\n");
+
+    // The history says which token made each change, over MCP and over /api; the owner's own
+    // change names none.
+    let owned = api
+        .send(
+            "POST",
+            "/api/doc",
+            Some(json!({"path": "ops/owner.md", "text": "# Owner\n"})),
+        )
+        .await;
+    assert_eq!(owned.status, 201, "{}", owned.text());
+    let changes = api.send("GET", "/api/history/changes?folder=ops", None).await.json();
+    let who: Vec<(String, String)> = changes["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let path = e["ops"][0]["path"].as_str().unwrap_or_default().to_string();
+            (path, e["who"]["token"].as_str().unwrap_or("(owner)").to_string())
+        })
+        .collect();
+    assert_eq!(
+        who,
+        [
+            ("ops/owner.md".to_string(), "(owner)".to_string()),
+            ("ops/api.md".to_string(), "writer".to_string()),
+            ("ops/agent.md".to_string(), "writer".to_string()),
+        ],
+        "{changes}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -964,6 +964,8 @@ export interface components {
         Who: {
             /** @description The agent's session: its `session_id` argument, else the MCP connection's. */
             session?: string | null;
+            /** @description The scoped token the change was made with (its name); `None` for the owner's. */
+            token?: string | null;
             /** @description The MCP tool (`ragdown_write`); `None` for the web UI. */
             tool?: string | null;
             via: components["schemas"]["Via"];

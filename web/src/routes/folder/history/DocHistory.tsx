@@ -4,7 +4,7 @@
 //! document's first recorded change). A deleted document's history is here too, so it
 //! can be brought back.
 import { useState } from "react";
-import { ArrowLeft, RotateCcw } from "lucide-react";
+import { ArrowLeft, KeyRound, RotateCcw } from "lucide-react";
 import { clsx } from "clsx";
 import { ApiError, type Folder } from "../../../api/client";
 import { useDoc, useDocHistory, useVersion, useWritable } from "../../../api/hooks";
@@ -63,7 +63,7 @@ export function DocHistory({ folder, path, onClose }: { folder: Folder; path: st
   );
 }
 
-/** Who made a change: the tool (or the web UI) and its agent session. */
+/** Who made a change: the tool (or the web UI), its agent session, and the scoped token it used. */
 export function WhoChip({ who }: { who: Entry["who"] }) {
   return (
     <span className="inline-flex min-w-0 items-center gap-1">
@@ -71,6 +71,12 @@ export function WhoChip({ who }: { who: Entry["who"] }) {
       {who.session && (
         <Badge title={`Agent session ${who.session}`}>
           <span className="font-mono">{shortSession(who.session)}</span>
+        </Badge>
+      )}
+      {who.token && (
+        <Badge tone="accent" title={`Made with the scoped token ${who.token}`}>
+          <KeyRound className="size-3" aria-hidden />
+          <span className="max-w-32 truncate">{who.token}</span>
         </Badge>
       )}
     </span>

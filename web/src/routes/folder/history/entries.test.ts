@@ -50,6 +50,7 @@ describe("versionsAt", () => {
 describe("labels", () => {
   it("names who and the undo an entry offers", () => {
     expect(whoLabel({ via: "web" })).toBe("Web UI");
+    expect(whoLabel({ via: "web", token: "importer" })).toBe("API");
     expect(whoLabel({ via: "mcp", tool: "ragdown_edit", session: "s" })).toBe("ragdown_edit");
     expect(undoLabel(entry("delete", []))).toBe("Restore");
     expect(undoLabel(entry("delete-folder", []))).toBe("Restore");

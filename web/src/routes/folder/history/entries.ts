@@ -19,9 +19,10 @@ export function shortSession(session: string): string {
   return session.length > 10 ? `${session.slice(0, 8)}…` : session;
 }
 
-/** "Web UI", or the tool (`ragdown_edit`). */
+/** "Web UI" (the owner), "API" (an `/api` client with a scoped token), or the tool (`ragdown_edit`). */
 export function whoLabel(who: Who): string {
-  return who.via === "web" ? "Web UI" : (who.tool ?? "MCP");
+  if (who.via === "web") return who.token ? "API" : "Web UI";
+  return who.tool ?? "MCP";
 }
 
 /** A document's versions around an entry: `undefined` when the entry has no step on that path. */
