@@ -226,6 +226,11 @@ fn changes_under(
     }
 }
 
+/// Whether `access` may see the step `op`: every path it names lies inside what it opens.
+fn sees(access: &Access, op: &Op) -> bool {
+    op.paths().iter().all(|p| access.opens_path(p))
+}
+
 /// Whether `access` may read or restore the stored version `hash`: the owner any, a token only
 /// those that steps inside its folders name (any other is as unknown to it as a hash never
 /// stored), so no version of another folder's document reaches it.
@@ -235,14 +240,14 @@ fn may_see_version(access: &Access, history: &crate::history::History, hash: &st
             .entries()
             .iter()
             .flat_map(|e| &e.ops)
-            .any(|op| op.hashes().contains(&hash) && op.paths().iter().all(|p| access.opens_path(p)))
+            .any(|op| op.hashes().contains(&hash) && sees(access, op))
 }
 
 /// `entries` as `access` may see them: a token's with only the steps inside its folders.
 fn visible(access: &Access, mut entries: Vec<EntryView>) -> Vec<EntryView> {
     if access.grant().is_some() {
         for entry in &mut entries {
-            entry.ops.retain(|op| op.paths().iter().all(|p| access.opens_path(p)));
+            entry.ops.retain(|op| sees(access, op));
         }
     }
     entries
@@ -394,11 +399,13 @@ pub async fn restore(
     let history = state.history.clone();
     let hash = body.hash.trim().to_ascii_lowercase();
     let wanted = hash.clone();
+    // The folder scope's who: the web UI's, naming the scoped token when one made the request.
+    let who = scope.who.clone();
     let entry = blocking(move || {
         if !may_see_version(&access, &history, &wanted) {
             return Err(DocError::NotFound(format!("no stored version {wanted}")));
         }
-        history.restore(&abs, &wanted, body.base_hash.as_deref(), Who::web())
+        history.restore(&abs, &wanted, body.base_hash.as_deref(), who)
     })
     .await?;
     sync(&state).await;

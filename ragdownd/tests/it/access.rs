@@ -281,6 +281,16 @@ async fn a_write_token_writes_in_its_folder() {
     assert_eq!(save.status, 201, "{}", save.text());
     assert_eq!(api.read("ops/api.md"), "# Api\n");
 
+    // Rewritten, then its first version restored, both with the token.
+    let first = call(&api, "GET", "/api/doc?path=ops/api.md", &token, None).await.json()["hash"].clone();
+    let rewrite = json!({"path": "ops/api.md", "text": "# Api v2\n", "base_hash": first});
+    let saved = call(&api, "POST", "/api/doc", &token, Some(rewrite)).await;
+    assert_eq!(saved.status, 200, "{}", saved.text());
+    let restore = json!({"path": "ops/api.md", "hash": first});
+    let restored = call(&api, "POST", "/api/history/restore", &token, Some(restore)).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+    assert_eq!(api.read("ops/api.md"), "# Api\n");
+
     // The history says which token made each change, over MCP and over /api; the owner's own
     // change names none.
     let owned = api
@@ -305,6 +315,8 @@ async fn a_write_token_writes_in_its_folder() {
         who,
         [
             ("ops/owner.md".to_string(), "(owner)".to_string()),
+            ("ops/api.md".to_string(), "writer".to_string()),
+            ("ops/api.md".to_string(), "writer".to_string()),
             ("ops/api.md".to_string(), "writer".to_string()),
             ("ops/agent.md".to_string(), "writer".to_string()),
         ],
