@@ -12,7 +12,9 @@ import { Field, Input, inputClass } from "../../components/ui/form";
 import { Badge, Empty, ErrorCard, Skeletons } from "../../components/ui/states";
 import { messageOf, notify } from "../../lib/toast";
 import { EXPIRIES, claudeLine, expiresMs, expiryLabel, lastUsedLabel, levelLabel, scopeOf, type Level } from "./access";
-import { CopyBlock, Note } from "./parts";
+import { CopyBlock, ListTable, Note, type Column } from "./parts";
+
+const TOKEN_COLUMNS: readonly Column[] = [{ label: "Token" }, { label: "Expires", hideBelow: "sm" }, { label: "Last used", hideBelow: "md" }, { label: "Actions", actions: true }];
 
 export function AccessTab() {
   const tokens = useTokens();
@@ -39,31 +41,11 @@ export function AccessTab() {
       ) : list.length === 0 ? (
         <Empty title="No tokens yet">Make one for each agent, with only the folders it needs.</Empty>
       ) : (
-        <div className="overflow-x-auto rounded-xl border border-zinc-200 dark:border-zinc-800">
-          <table className="w-full text-sm">
-            <thead className="bg-zinc-50 text-left text-xs font-medium tracking-wide text-zinc-500 uppercase dark:bg-zinc-900 dark:text-zinc-400">
-              <tr>
-                <th scope="col" className="px-4 py-2">
-                  Token
-                </th>
-                <th scope="col" className="hidden px-4 py-2 sm:table-cell">
-                  Expires
-                </th>
-                <th scope="col" className="hidden px-4 py-2 md:table-cell">
-                  Last used
-                </th>
-                <th scope="col" className="px-4 py-2 text-right">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-              {list.map((t) => (
-                <TokenRow key={t.id} token={t} onRevoke={() => setRevoking(t)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable columns={TOKEN_COLUMNS}>
+          {list.map((t) => (
+            <TokenRow key={t.id} token={t} onRevoke={() => setRevoking(t)} />
+          ))}
+        </ListTable>
       )}
       {tokens.data && (
         <Note tone="info">

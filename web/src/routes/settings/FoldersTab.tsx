@@ -14,10 +14,12 @@ import { EditFolderDialog } from "./EditFolderDialog";
 import { joinTitles, lowFloorFolders, unrelatedScore } from "./folders";
 import { LooseFiles } from "./LooseFiles";
 import { McpConfigDialog } from "./McpConfigDialog";
-import { Note } from "./parts";
+import { ListTable, Note, type Column } from "./parts";
 import { RenameFolderDialog } from "./RenameFolderDialog";
 
 type Action = "mcp" | "edit" | "rename" | "delete";
+
+const FOLDER_COLUMNS: readonly Column[] = [{ label: "Folder" }, { label: "Documents", hideBelow: "sm" }, { label: "Agents", hideBelow: "md" }, { label: "Actions", actions: true }];
 
 export function FoldersTab() {
   const folders = useFolders();
@@ -65,31 +67,11 @@ export function FoldersTab() {
       ) : list.length === 0 ? (
         <Empty title="No folders yet">A folder is a top-level directory of the docs directory.{writable ? " Create one to start." : ""}</Empty>
       ) : (
-        <div className="overflow-x-auto rounded-xl border border-zinc-200 dark:border-zinc-800">
-          <table className="w-full text-sm">
-            <thead className="bg-zinc-50 text-left text-xs font-medium tracking-wide text-zinc-500 uppercase dark:bg-zinc-900 dark:text-zinc-400">
-              <tr>
-                <th scope="col" className="px-4 py-2">
-                  Folder
-                </th>
-                <th scope="col" className="hidden px-4 py-2 sm:table-cell">
-                  Documents
-                </th>
-                <th scope="col" className="hidden px-4 py-2 md:table-cell">
-                  Agents
-                </th>
-                <th scope="col" className="px-4 py-2 text-right">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-              {list.map((f) => (
-                <FolderRow key={f.name} folder={f} writable={writable} onAction={(action) => setOpen({ action, folder: f })} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable columns={FOLDER_COLUMNS}>
+          {list.map((f) => (
+            <FolderRow key={f.name} folder={f} writable={writable} onAction={(action) => setOpen({ action, folder: f })} />
+          ))}
+        </ListTable>
       )}
 
       <LooseFiles files={folders.data?.loose_files ?? []} writable={writable} />

@@ -1,5 +1,6 @@
 //! Settings' building blocks, shared by its tabs: a card with a title and badge, label/value rows
-//! that say where a value comes from, warning and info notes, and a code block with a copy button.
+//! that say where a value comes from, warning and info notes, a code block with a copy button, and
+//! the bordered table of the Folders and Access tabs.
 import { useState, type ReactNode } from "react";
 import { clsx } from "clsx";
 import { AlertTriangle, Check, Copy, Info } from "lucide-react";
@@ -102,3 +103,32 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
 
 /** "On" or "Off" for a switch's value. */
 export const onOff = (v: boolean | null | undefined) => (v ? "On" : "Off");
+
+/** A column of a `ListTable`: its heading, hidden below a width; the actions' heading is for screen readers only. */
+export interface Column {
+  label: string;
+  hideBelow?: "sm" | "md";
+  actions?: boolean;
+}
+
+const HIDDEN_BELOW = { sm: "hidden sm:table-cell", md: "hidden md:table-cell" } as const;
+
+/** The bordered table of a tab's list (folders, tokens): headings, then one row per item. */
+export function ListTable({ columns, children }: { columns: readonly Column[]; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto rounded-xl border border-zinc-200 dark:border-zinc-800">
+      <table className="w-full text-sm">
+        <thead className="bg-zinc-50 text-left text-xs font-medium tracking-wide text-zinc-500 uppercase dark:bg-zinc-900 dark:text-zinc-400">
+          <tr>
+            {columns.map((c) => (
+              <th key={c.label} scope="col" className={clsx("px-4 py-2", c.hideBelow && HIDDEN_BELOW[c.hideBelow], c.actions && "text-right")}>
+                {c.actions ? <span className="sr-only">{c.label}</span> : c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">{children}</tbody>
+      </table>
+    </div>
+  );
+}

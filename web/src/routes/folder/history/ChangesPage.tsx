@@ -18,8 +18,8 @@ import type { ChangesSearch } from "../../../lib/routeSearch";
 import { ago } from "../../../lib/time";
 import { messageOf, notify } from "../../../lib/toast";
 import { useTitle } from "../../../lib/title";
-import { WhoChip } from "./DocHistory";
-import { entryTime, shortSession, summary, undoLabel, versionsAt, type Entry } from "./entries";
+import { WhoChip } from "./WhoChip";
+import { entryTime, shortSession, summary, undoLabel, type Entry } from "./entries";
 import { ConflictDialog, SessionReport } from "./UndoDialogs";
 
 /** The tools that write, for the tool filter. */
@@ -83,6 +83,11 @@ function Filters({ search, sessions }: { search: ChangesSearch; sessions: readon
   const navigate = useNavigate({ from: "/f/$folder/changes" });
   const set = (patch: Partial<ChangesSearch>) => void navigate({ search: (s) => ({ ...s, ...patch }) });
   const [path, setPath] = useState(search.path ?? "");
+  /** The typed path as the filter: no slashes at its ends, and none at all for "everywhere". */
+  const applyPath = () => {
+    const wanted = path.trim().replace(/^\/+|\/+$/g, "") || undefined;
+    if (wanted !== search.path) set({ path: wanted });
+  };
   return (
     <div className="mt-4 flex flex-wrap items-center gap-2">
       <Menu
@@ -129,7 +134,7 @@ function Filters({ search, sessions }: { search: ChangesSearch; sessions: readon
         className="flex min-w-48 flex-1 items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 focus-within:border-accent-500 dark:border-zinc-700"
         onSubmit={(e) => {
           e.preventDefault();
-          set({ path: path.trim().replace(/^\/+|\/+$/g, "") || undefined });
+          applyPath();
         }}
       >
         <FolderTree className="size-3.5 shrink-0 text-zinc-500 dark:text-zinc-400" aria-hidden />
@@ -138,7 +143,7 @@ function Filters({ search, sessions }: { search: ChangesSearch; sessions: readon
           placeholder="Only under a path (Enter)"
           value={path}
           onChange={(e) => setPath(e.target.value)}
-          onBlur={() => path.trim() !== (search.path ?? "") && set({ path: path.trim().replace(/^\/+|\/+$/g, "") || undefined })}
+          onBlur={applyPath}
           className="h-8 min-w-0 flex-1 bg-transparent text-sm outline-none"
         />
       </form>
@@ -196,7 +201,7 @@ function ChangeRow({ entry, folder }: { entry: Entry; folder: string }) {
   const label = undoLabel(entry);
   // A change to one document links to that document's history.
   const only = entry.ops.length === 1 && entry.ops[0]?.op === "file" ? entry.ops[0].path : undefined;
-  const doc = only && versionsAt(entry, only) ? insidePath(folder, only) : undefined;
+  const doc = only ? insidePath(folder, only) : undefined;
 
   const run = (resolve: "keep" | "overwrite") =>
     undo.mutate(

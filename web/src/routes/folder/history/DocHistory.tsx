@@ -4,7 +4,7 @@
 //! document's first recorded change). A deleted document's history is here too, so it
 //! can be brought back.
 import { useState } from "react";
-import { ArrowLeft, KeyRound, RotateCcw } from "lucide-react";
+import { ArrowLeft, RotateCcw } from "lucide-react";
 import { clsx } from "clsx";
 import { ApiError, type Folder } from "../../../api/client";
 import { useDoc, useDocHistory, useVersion, useWritable } from "../../../api/hooks";
@@ -15,7 +15,8 @@ import { insidePath } from "../../../lib/paths";
 import { ago, size } from "../../../lib/time";
 import { messageOf, notify } from "../../../lib/toast";
 import { DiffView } from "./DiffView";
-import { entryTime, shortSession, summary, versionsAt, whoLabel, type Entry } from "./entries";
+import { entryTime, summary, versionsAt, type Entry } from "./entries";
+import { WhoChip } from "./WhoChip";
 
 export function DocHistory({ folder, path, onClose }: { folder: Folder; path: string; onClose: () => void }) {
   const history = useDocHistory(path);
@@ -60,26 +61,6 @@ export function DocHistory({ folder, path, onClose }: { folder: Folder; path: st
         {body}
       </section>
     </div>
-  );
-}
-
-/** Who made a change: the tool (or the web UI), its agent session, and the scoped token it used. */
-export function WhoChip({ who }: { who: Entry["who"] }) {
-  return (
-    <span className="inline-flex min-w-0 items-center gap-1">
-      <span className={clsx("truncate", who.via === "mcp" && "font-mono text-[0.92em]")}>{whoLabel(who)}</span>
-      {who.session && (
-        <Badge title={`Agent session ${who.session}`}>
-          <span className="font-mono">{shortSession(who.session)}</span>
-        </Badge>
-      )}
-      {who.token && (
-        <Badge tone="accent" title={`Made with the scoped token ${who.token}`}>
-          <KeyRound className="size-3" aria-hidden />
-          <span className="max-w-32 truncate">{who.token}</span>
-        </Badge>
-      )}
-    </span>
   );
 }
 
