@@ -55,7 +55,7 @@ const screens: Screen[] = [
     open: async (page, server) => {
       await addCjkNotes(server);
       await page.goto("/f/notes?doc=cjk/数据库备份.md");
-      await expect(page.getByRole("heading", { level: 1, name: "数据库备份与恢复" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1, name: "数据库备份与恢复" }).first()).toBeVisible();
       await page.getByRole("searchbox", { name: "Filter by title, path or tag" }).fill("备份");
       await expect(page.getByRole("tree").locator("mark").first()).toBeVisible();
     },
@@ -65,7 +65,7 @@ const screens: Screen[] = [
     open: async (page, server) => {
       await addCjkNotes(server);
       await page.goto("/f/notes?doc=cjk/障害対応手順.md");
-      await expect(page.getByRole("heading", { level: 1, name: "障害対応手順" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1, name: "障害対応手順" }).first()).toBeVisible();
       await page.keyboard.press("Control+k");
       await page.getByRole("dialog", { name: "Jump to a document" }).getByRole("combobox").fill("ﾊﾞｯｸ");
       await expect(page.getByRole("option").first().locator("mark")).toHaveText("バック");
