@@ -32,6 +32,9 @@ export interface ConsentRequest {
   /** The folder (or subfolder) of that endpoint, e.g. `notes/work`. */
   path: string;
   access: Access;
+  /** False when the endpoint is no folder with MCP on (any more): `problem` says why, and Allow is refused. */
+  available?: boolean;
+  problem?: string | null;
   /** Sent back with the answer: the server refuses an answer without it. */
   csrf: string;
   expires_ms: number;

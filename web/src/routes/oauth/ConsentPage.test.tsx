@@ -23,6 +23,8 @@ const asked = (fields: Partial<ConsentRequest> = {}, client: Partial<ConsentRequ
   resource: "http://127.0.0.1:3000/mcp/notes",
   path: "notes",
   access: "write",
+  available: true,
+  problem: null,
   csrf: "csrf-abc",
   expires_ms: Date.now() + 600_000,
   ...fields,
@@ -73,6 +75,13 @@ describe("Consent", () => {
     expect(screen.queryByRole("checkbox")).toBeNull();
     expect(screen.queryByRole("note")).toBeNull();
     expect(screen.getByTestId("redirect-host").textContent).toBe("claude.ai");
+  });
+
+  it("offers only Deny when the folder asked for is not available, saying why", () => {
+    show(asked({ available: false, problem: 'There is no folder "old" with MCP turned on.' }, { localhost_only: false }));
+    expect(screen.getByRole("note").textContent).toContain('There is no folder "old" with MCP turned on.');
+    expect(screen.getByRole("button", { name: "Allow" }).hasAttribute("disabled")).toBe(true);
+    expect(screen.getByRole("button", { name: "Deny" }).hasAttribute("disabled")).toBe(false);
   });
 
   it("shows the app's name as text, not markup", () => {

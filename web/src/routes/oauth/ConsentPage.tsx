@@ -12,7 +12,7 @@ import { Badge, Skeletons } from "../../components/ui/states";
 import { useTitle } from "../../lib/title";
 import { levelLabel } from "../settings/access";
 import { Note } from "../settings/parts";
-import { accessSentence, clientKind, consentFailure, grantedAccess, localhostWarning } from "./consent";
+import { accessSentence, clientKind, consentFailure, grantedAccess, localhostWarning, unavailable } from "./consent";
 
 export function ConsentPage() {
   const { request } = useParams({ from: "/oauth/consent/$request" });
@@ -52,6 +52,7 @@ function Answer({ id, request: r, leave }: { id: string; request: ConsentRequest
   const [leaving, setLeaving] = useState(false);
   const access = grantedAccess(r.access, onlyRead);
   const warning = localhostWarning(r.client);
+  const blocked = unavailable(r);
   const busy = answer.isPending || leaving;
 
   const send = (decision: "allow" | "deny") => {
@@ -69,7 +70,10 @@ function Answer({ id, request: r, leave }: { id: string; request: ConsentRequest
 
   return (
     <>
-      <ShieldCheck className="size-8 text-accent-600" aria-hidden />
+      <div className="flex items-center gap-2 text-sm font-medium text-zinc-600 dark:text-zinc-400">
+        <ShieldCheck className="size-6 text-accent-600" aria-hidden />
+        ragdown at {window.location.host}
+      </div>
       <h1 className="mt-3 text-lg font-semibold break-words">
         <span className="text-accent-700 dark:text-accent-100">{r.client.name}</span> wants to use your notes
       </h1>
@@ -112,6 +116,11 @@ function Answer({ id, request: r, leave }: { id: string; request: ConsentRequest
         </Item>
       </dl>
 
+      {blocked && (
+        <div className="mt-3">
+          <Note>{blocked} It can only be denied.</Note>
+        </div>
+      )}
       {answer.isError && (
         <p role="alert" className="mt-3 text-sm text-red-700 dark:text-red-300">
           {consentFailure(answer.error)}
@@ -127,7 +136,7 @@ function Answer({ id, request: r, leave }: { id: string; request: ConsentRequest
         <Button disabled={busy} onClick={() => send("deny")}>
           Deny
         </Button>
-        <Button variant="primary" disabled={busy} onClick={() => send("allow")}>
+        <Button variant="primary" disabled={busy || !!blocked} onClick={() => send("allow")}>
           Allow
         </Button>
       </div>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../api/client";
-import { EXPIRED, accessSentence, clientKind, consentFailure, grantedAccess, localhostWarning } from "./consent";
+import { EXPIRED, accessSentence, clientKind, consentFailure, grantedAccess, localhostWarning, unavailable } from "./consent";
 
 describe("grantedAccess", () => {
   it("narrows write to read when asked, and never widens read", () => {
@@ -40,5 +40,14 @@ describe("consentFailure", () => {
     expect(consentFailure(new ApiError(404, "no such request"))).toBe(EXPIRED);
     expect(consentFailure(new ApiError(403, "Forbidden: the consent form is stale"))).toBe("Forbidden: the consent form is stale");
     expect(consentFailure(new Error("Server unreachable"))).toBe("Server unreachable");
+  });
+});
+
+describe("unavailable", () => {
+  it("is the server's problem when the endpoint is not available, else null", () => {
+    expect(unavailable({ available: false, problem: 'There is no folder "old" with MCP turned on.' })).toBe('There is no folder "old" with MCP turned on.');
+    expect(unavailable({ available: false })).toBe("The folder it asks for is not available.");
+    expect(unavailable({ available: true, problem: null })).toBeNull();
+    expect(unavailable({})).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 //! The consent page's words and rules, pure so they are unit-tested: what an app would be able to
-//! do, what its client id is, the localhost warning, the access the answer grants ("Only let it
+//! do, what its client id is, the localhost warning, why it cannot be allowed, the access the answer grants ("Only let it
 //! read" narrows write to read, never the other way), and what a failed answer says.
-import type { Access, ConsentClient } from "../../api/oauth";
+import type { Access, ConsentClient, ConsentRequest } from "../../api/oauth";
 import { ApiError } from "../../api/client";
 import { messageOf } from "../../lib/toast";
 
@@ -34,6 +34,11 @@ export function localhostWarning(client: Pick<ConsentClient, "localhost_only">):
   return client.localhost_only
     ? "This app receives the approval on this computer (localhost). Only allow it if you started it yourself, just now."
     : null;
+}
+
+/** Why Allow cannot be pressed (the folder asked for is gone or has MCP off), or null when it can. */
+export function unavailable(request: Pick<ConsentRequest, "available" | "problem">): string | null {
+  return request.available === false ? (request.problem ?? "The folder it asks for is not available.") : null;
 }
 
 /** What a failed load or answer says: a 404 means expired or answered; anything else is the server's message. */

@@ -57,7 +57,7 @@ function GrantRow({ grant: g, onRevoke }: { grant: Grant; onRevoke: () => void }
         <div className="font-medium break-words">{g.client_name}</div>
         <div className="mt-0.5 font-mono text-xs break-all text-zinc-500 dark:text-zinc-400">{g.client_id}</div>
       </td>
-      <td className="px-4 py-3 font-mono text-xs break-all">{g.path}</td>
+      <td className="px-4 py-3 font-mono text-xs leading-5 break-all">{g.path}</td>
       <td className="hidden px-4 py-3 sm:table-cell">
         <Badge tone={g.access === "write" ? "amber" : "accent"}>{levelLabel(g.access)}</Badge>
       </td>
