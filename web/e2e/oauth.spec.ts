@@ -144,7 +144,7 @@ test("Only let it read gives a token without the write tools", async ({ authed: 
   const tools = await toolsWith(server, FOLDER, tokens.access_token);
   expect(tools.status).toBe(200);
   expect(tools.tools).toContain("ragdown_recall");
-  for (const write of ["ragdown_write", "ragdown_edit", "ragdown_delete", "ragdown_move"]) expect(tools.tools).not.toContain(write);
+  for (const write of ["ragdown_write", "ragdown_edit", "ragdown_move", "ragdown_delete", "ragdown_remember"]) expect(tools.tools).not.toContain(write);
 
   await page.goto("/settings?tab=access");
   const row = page.getByRole("region", { name: "Apps connected with OAuth" }).getByRole("row", { name: /Test app/ });
