@@ -129,6 +129,19 @@ pub struct Options {
     /// serve only: host names (besides loopback) that MCP requests may address, comma-separated.
     #[arg(long, env = "RAGDOWN_ALLOWED_HOSTS", global = true, value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
+    /// serve only: the URL clients reach this server at behind a reverse proxy or tunnel
+    /// (`https://notes.example.com`): OAuth's issuer and resource URIs are made from it, and its
+    /// host is allowed [default: the Host each request names].
+    #[arg(long, env = "RAGDOWN_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+    /// serve only: OAuth 2.1 for MCP clients that cannot send a token (claude.ai, the Claude apps):
+    /// each client is approved once by the owner in the web UI. Needs RAGDOWN_TOKEN.
+    #[arg(long, env = "RAGDOWN_OAUTH", global = true, default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub oauth: bool,
+    /// serve only: let OAuth clients' metadata documents come from private addresses (a client on
+    /// your own network); off, only public addresses are fetched.
+    #[arg(long, env = "RAGDOWN_OAUTH_PRIVATE_CLIENTS", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
+    pub oauth_private_clients: bool,
     /// serve only: serve every folder with MCP on as one server at the bare `/mcp`.
     #[arg(long, env = "RAGDOWN_ROOT_MCP", global = true, default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set)]
     pub root_mcp: bool,
@@ -205,6 +218,8 @@ pub enum ConfigError {
     AccessInData(PathBuf),
     #[error("cannot find the home directory; set RAGDOWN_CACHE or XDG_CACHE_HOME")]
     NoHome,
+    #[error("RAGDOWN_PUBLIC_URL must be an http(s) origin with no path, like https://notes.example.com: {0}")]
+    PublicUrl(String),
 }
 
 /// The validated configuration: what the flags and environment say, checked and with defaults
@@ -259,6 +274,38 @@ pub struct Config {
     /// The scoped tokens' file (`RAGDOWN_ACCESS_FILE`, else `.ragdown-access.json` in the docs
     /// dir), never inside the data dir.
     pub access_file: PathBuf,
+    /// OAuth for MCP clients.
+    pub oauth: OAuthOptions,
+}
+
+/// OAuth's settings.
+#[derive(Debug, Clone, Default)]
+pub struct OAuthOptions {
+    /// On: `RAGDOWN_OAUTH` and an owner's token to approve clients with.
+    pub enabled: bool,
+    /// `RAGDOWN_PUBLIC_URL` as an origin without a trailing slash (`https://notes.example.com`).
+    pub public_url: Option<String>,
+    /// `RAGDOWN_OAUTH_PRIVATE_CLIENTS`.
+    pub private_clients: bool,
+}
+
+/// `RAGDOWN_PUBLIC_URL` checked: an http(s) origin, no path, query or fragment; its ASCII
+/// serialisation, and its host.
+fn public_url(text: &str) -> Result<(String, String), ConfigError> {
+    let bad = || ConfigError::PublicUrl(text.to_string());
+    let url = url::Url::parse(text.trim()).map_err(|_| bad())?;
+    let plain = matches!(url.scheme(), "http" | "https")
+        && url.host_str().is_some()
+        && url.path() == "/"
+        && url.query().is_none()
+        && url.fragment().is_none()
+        && url.username().is_empty()
+        && url.password().is_none();
+    if !plain {
+        return Err(bad());
+    }
+    let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']).to_string();
+    Ok((url.origin().ascii_serialization(), host))
 }
 
 impl Config {
@@ -281,6 +328,12 @@ impl Config {
         let o = cli.options;
         let docs_dir = existing_dir(o.docs_dir.clone().ok_or(ConfigError::NoDocsDir)?)?;
         let token = bearer_token(&o, command)?;
+        let public = o
+            .public_url
+            .as_deref()
+            .filter(|u| !u.trim().is_empty())
+            .map(public_url)
+            .transpose()?;
         if o.threads == Some(0) || o.sessions == Some(0) {
             return Err(ConfigError::Threads);
         }
@@ -332,8 +385,19 @@ impl Config {
             hook,
             query_log: o.query_log,
             listen: std::net::SocketAddr::new(o.host, o.port),
+            oauth: OAuthOptions {
+                enabled: o.oauth && token.is_some(),
+                public_url: public.as_ref().map(|(origin, _)| origin.clone()),
+                private_clients: o.oauth_private_clients,
+            },
             token,
-            allowed_hosts: o.allowed_hosts.iter().filter(|h| !h.is_empty()).cloned().collect(),
+            allowed_hosts: o
+                .allowed_hosts
+                .iter()
+                .filter(|h| !h.is_empty())
+                .cloned()
+                .chain(public.map(|(_, host)| host))
+                .collect(),
             keep_alive_ms: o.keep_alive_ms,
             web_dir: o.web_dir.clone().filter(|d| !d.as_os_str().is_empty()),
             root_mcp: o.root_mcp,
@@ -474,6 +538,30 @@ mod tests {
 
     fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(args).unwrap()
+    }
+
+    #[test]
+    fn the_public_url_is_an_origin_whose_host_is_allowed_and_oauth_needs_the_owner_s_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().to_str().unwrap();
+        let home = Some(dir.path().to_path_buf());
+        let serve = |extra: &[&str]| {
+            let mut args = vec!["ragdownd", "serve", "--docs", docs];
+            args.extend_from_slice(extra);
+            Config::from_cli(parse(&args), home.clone(), None)
+        };
+        let config = serve(&["--token", "t", "--public-url", "HTTPS://Notes.Example.com/"]).unwrap();
+        assert_eq!(config.oauth.public_url.as_deref(), Some("https://notes.example.com"));
+        assert!(config.oauth.enabled);
+        assert!(config.allowed_hosts.contains(&"notes.example.com".to_string()));
+        for bad in ["https://notes.example.com/ragdown", "notes.example.com", "ftp://x.example", "https://x.example/?a=1"] {
+            assert!(
+                matches!(serve(&["--token", "t", "--public-url", bad]), Err(ConfigError::PublicUrl(_))),
+                "{bad}"
+            );
+        }
+        assert!(!serve(&["--secure-local-net", "true"]).unwrap().oauth.enabled, "no owner to approve");
+        assert!(!serve(&["--token", "t", "--oauth", "false"]).unwrap().oauth.enabled);
     }
 
     #[test]

@@ -13,12 +13,11 @@
 //! endpoint against it with [`Access::opens_endpoint`]. This module decides from strings only; it
 //! never reads a request or the disk (but for [`store`], which owns the token file).
 //!
-//! The token file ([`store`]) is built to take OAuth next: a grant to a client (its client id, the
-//! resource it was issued for, which is an MCP endpoint and so a [`FolderPath`], read or write, and
-//! the hashes of its refresh tokens) becomes another list beside `tokens`, and an access token
-//! issued under it a [`store::TokenRecord`] naming its grant, checked by the same
-//! [`Store::verify`] into the same [`Grant`]. Unknown keys are kept on rewrite for that reason.
+//! OAuth ([`oauth`]) adds a second kind of [`Grant`]: what the owner approved for a client, bound
+//! to the one MCP endpoint (the RFC 8707 resource) it was issued for ([`Grant::resource`]). Its
+//! clients and grants live in the same token file, beside the scoped tokens.
 
+pub mod oauth;
 pub mod paths;
 pub mod secret;
 pub mod store;
@@ -48,6 +47,9 @@ pub struct Grant {
     /// The folders and subfolders it opens, none inside another.
     pub paths: Vec<FolderPath>,
     pub level: Level,
+    /// For an OAuth access token: the one MCP endpoint it was issued for (RFC 8707's resource).
+    /// It is refused at every other endpoint, subfolders of this one included, and at `/api`.
+    pub resource: Option<FolderPath>,
 }
 
 /// The access decision of one request.
@@ -102,7 +104,16 @@ impl Access {
     /// what it opens: a token for `notes/a` opens `/mcp/notes/a` and `/mcp/notes/a/b`, not
     /// `/mcp/notes`.
     pub fn opens_endpoint(&self, folder: &str, sub: &str) -> bool {
-        self.opens_path(&format!("{folder}/{sub}"))
+        let path = format!("{folder}/{sub}");
+        match self.grant().and_then(|grant| grant.resource.as_ref()) {
+            Some(resource) => FolderPath::parse(&path).is_ok_and(|endpoint| &endpoint == resource),
+            None => self.opens_path(&path),
+        }
+    }
+
+    /// Whether it is an OAuth access token, which opens its MCP endpoint and nothing else.
+    pub fn is_oauth(&self) -> bool {
+        self.grant().is_some_and(|grant| grant.resource.is_some())
     }
 
     /// Whether the root-relative `path` (a document, or a folder) lies inside what it opens.
@@ -172,7 +183,27 @@ mod tests {
             name: "agent".into(),
             paths: paths.iter().map(|p| FolderPath::parse(p).unwrap()).collect(),
             level,
+            resource: None,
         })
+    }
+
+    #[test]
+    fn an_oauth_token_opens_its_own_endpoint_only() {
+        let notes = FolderPath::parse("notes/a").unwrap();
+        let access = Access::Token(Grant {
+            id: "g1".into(),
+            name: "app".into(),
+            paths: vec![notes.clone()],
+            level: Level::Read,
+            resource: Some(notes),
+        });
+        assert!(access.is_oauth());
+        assert!(access.opens_endpoint("notes", "a"));
+        assert!(access.opens_endpoint("notes", "a/"));
+        assert!(!access.opens_endpoint("notes", "a/b"), "a subfolder is another resource");
+        assert!(!access.opens_endpoint("notes", ""));
+        assert!(!access.opens_endpoint("work", "a"));
+        assert!(!token(&["notes"], Level::Read).is_oauth());
     }
 
     #[test]

@@ -30,6 +30,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::oauth::{ClientRecord, GrantRecord};
 use super::paths::{FolderPath, minimal};
 use super::secret::{self, Secret};
 use super::{Grant, Level};
@@ -89,17 +90,24 @@ impl TokenRecord {
             name: self.name.clone(),
             paths: self.scope.clone(),
             level: self.access,
+            resource: None,
         }
     }
 }
 
 /// The whole file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct TokenFile {
+pub(super) struct TokenFile {
     version: u32,
     #[serde(default)]
-    tokens: Vec<TokenRecord>,
-    /// Keys a later version added (OAuth clients and grants), kept as they are.
+    pub(super) tokens: Vec<TokenRecord>,
+    /// OAuth clients that registered themselves (RFC 7591).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) clients: Vec<ClientRecord>,
+    /// What the owner approved for OAuth clients, with the hashes of their tokens.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) grants: Vec<GrantRecord>,
+    /// Keys a later version added, kept as they are.
     #[serde(flatten)]
     other: Map<String, Value>,
 }
@@ -109,6 +117,8 @@ impl Default for TokenFile {
         Self {
             version: VERSION,
             tokens: Vec::new(),
+            clients: Vec::new(),
+            grants: Vec::new(),
             other: Map::new(),
         }
     }
@@ -165,15 +175,17 @@ type Stamp = Option<(u64, Option<SystemTime>)>;
 
 /// The file as last read, and the uses noted since it was last written.
 #[derive(Debug, Default)]
-struct Loaded {
+pub(super) struct Loaded {
     tokens: Vec<TokenRecord>,
+    pub(super) clients: Vec<ClientRecord>,
+    pub(super) grants: Vec<GrantRecord>,
     stamp: Stamp,
     /// Whether the file has been looked at yet.
     read: bool,
     /// Why the file could not be read, when it could not.
-    broken: Option<String>,
-    /// Last uses newer than the file's, by token id.
-    used: HashMap<String, u64>,
+    pub(super) broken: Option<String>,
+    /// Last uses newer than the file's, by token or grant id.
+    pub(super) used: HashMap<String, u64>,
     /// When last uses were last written (or a write of them was started).
     flushed_ms: u64,
 }
@@ -182,7 +194,7 @@ struct Loaded {
 #[derive(Debug)]
 pub struct Store {
     path: PathBuf,
-    loaded: Mutex<Loaded>,
+    pub(super) loaded: Mutex<Loaded>,
 }
 
 /// Milliseconds since the epoch, now.
@@ -260,7 +272,7 @@ impl Store {
     }
 
     /// Reads the file again when its size or modification time differs from the last read.
-    fn reload_if_changed(&self, loaded: &mut Loaded) {
+    pub(super) fn reload_if_changed(&self, loaded: &mut Loaded) {
         let stamp = stamp_of(&self.path);
         if loaded.read && stamp == loaded.stamp {
             return;
@@ -269,7 +281,10 @@ impl Store {
         loaded.stamp = stamp;
         match read_file(&self.path) {
             Ok(file) => {
-                loaded.tokens = file.unwrap_or_default().tokens;
+                let file = file.unwrap_or_default();
+                loaded.tokens = file.tokens;
+                loaded.clients = file.clients;
+                loaded.grants = file.grants;
                 loaded.broken = None;
             }
             Err(reason) => {
@@ -277,6 +292,8 @@ impl Store {
                     tracing::warn!(file = %self.path.display(), %reason, "cannot read the token file: every scoped token is refused until it is fixed");
                 }
                 loaded.tokens.clear();
+                loaded.clients.clear();
+                loaded.grants.clear();
                 loaded.broken = Some(reason);
             }
         }
@@ -391,7 +408,7 @@ impl Store {
         })
     }
 
-    fn broken(&self, reason: String) -> StoreError {
+    pub(super) fn broken(&self, reason: String) -> StoreError {
         StoreError::Broken {
             file: self.path.display().to_string(),
             reason,
@@ -400,7 +417,7 @@ impl Store {
 
     /// Reads the file afresh under its lock, writes the noted last uses into it, applies `change`
     /// and writes it back; what is in memory is then what was written.
-    fn change<T>(&self, change: impl FnOnce(&mut TokenFile) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(super) fn change<T>(&self, change: impl FnOnce(&mut TokenFile) -> Result<T, StoreError>) -> Result<T, StoreError> {
         with_path_lock(&self.path, || {
             let mut file = read_file(&self.path)
                 .map_err(|reason| self.broken(reason))?
@@ -411,6 +428,11 @@ impl Store {
                     token.last_used_ms = Some(token.last_used_ms.map_or(at, |was| was.max(at)));
                 }
             }
+            for grant in &mut file.grants {
+                if let Some(&at) = loaded.used.get(&grant.id) {
+                    grant.last_used_ms = Some(grant.last_used_ms.map_or(at, |was| was.max(at)));
+                }
+            }
             let out = change(&mut file)?;
             file.version = VERSION;
             write_file(&self.path, &file).map_err(|err| StoreError::Io {
@@ -418,6 +440,8 @@ impl Store {
                 reason: err.to_string(),
             })?;
             loaded.tokens = file.tokens;
+            loaded.clients = file.clients;
+            loaded.grants = file.grants;
             loaded.stamp = stamp_of(&self.path);
             loaded.read = true;
             loaded.broken = None;
@@ -552,13 +576,13 @@ mod tests {
         let (_dir, store) = store();
         let (_, secret) = store.create(new("agent", &["notes"], Level::Read), 1_000).unwrap();
         let mut value: Value = serde_json::from_str(&std::fs::read_to_string(store.path()).unwrap()).unwrap();
-        value["grants"] = serde_json::json!([{"client_id": "https://client.example/meta.json"}]);
+        value["devices"] = serde_json::json!([{"name": "phone"}]);
         value["tokens"][0]["grant"] = serde_json::json!("g1");
         std::fs::write(store.path(), value.to_string()).unwrap();
         assert!(store.verify(secret.expose(), 2_000).is_ok());
         store.create(new("second", &["work"], Level::Write), 1_000).unwrap();
         let value: Value = serde_json::from_str(&std::fs::read_to_string(store.path()).unwrap()).unwrap();
-        assert_eq!(value["grants"][0]["client_id"], "https://client.example/meta.json");
+        assert_eq!(value["devices"][0]["name"], "phone");
         assert_eq!(value["tokens"][0]["grant"], "g1");
         assert_eq!(value["tokens"].as_array().unwrap().len(), 2);
     }

@@ -1,5 +1,6 @@
 //! Who may call, decided in one place ([`decide`]): the owner's bearer token (`RAGDOWN_TOKEN`,
-//! or anyone under `SECURE_LOCAL_NET`) or a scoped token from the token file, else 401. The
+//! or anyone under `SECURE_LOCAL_NET`), a scoped token from the token file, or an OAuth access
+//! token (which opens its one MCP endpoint, never `/api`), else 401. The
 //! `/api` middleware ([`require`], [`require_owner`]) puts the decision into the request, where
 //! handlers take it as the [`Access`] extractor (a handler without the middleware's decision gets a
 //! 401, never the owner's access); the MCP routes ask [`decide`] themselves.
@@ -23,6 +24,7 @@ use subtle::ConstantTimeEq;
 use super::AppState;
 use super::error::ApiError;
 use crate::access::store::now_ms;
+use crate::access::oauth::ACCESS_PREFIX;
 use crate::access::{Access, Refusal, secret};
 
 /// The bearer token of a request, when it sends one.
@@ -51,9 +53,15 @@ pub fn decide(state: &AppState, headers: &HeaderMap) -> Result<Access, ApiError>
     {
         return Ok(Access::Admin);
     }
-    if let Some(given) = given.filter(|t| t.starts_with(secret::PREFIX)) {
+    let scoped = given.filter(|t| t.starts_with(secret::PREFIX) || t.starts_with(ACCESS_PREFIX));
+    if let Some(given) = scoped {
         let now = now_ms();
-        return match state.access.verify(given, now) {
+        let verified = if given.starts_with(ACCESS_PREFIX) {
+            state.access.verify_access(given, now)
+        } else {
+            state.access.verify(given, now)
+        };
+        return match verified {
             Ok(grant) => {
                 if state.access.flush_due(now) {
                     let store = state.access.clone();
@@ -124,6 +132,18 @@ fn host_name(authority: &str) -> &str {
     }
 }
 
+/// Whether the request's `Host` is loopback or one of `extra` (the origin is not looked at: the
+/// OAuth endpoints are called from other sites' pages by design).
+pub fn host_allowed(headers: &HeaderMap, extra: &[String]) -> bool {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    allowed_hosts(extra)
+        .iter()
+        .any(|allowed| allowed.eq_ignore_ascii_case(host_name(host)))
+}
+
 /// Whether `headers` pass the host and origin rules for `hosts`.
 fn host_and_origin_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
     let host = headers
@@ -158,6 +178,12 @@ fn admit(state: &AppState, mut request: Request) -> Result<Request, ApiError> {
         ));
     }
     let access = decide(state, request.headers())?;
+    if access.is_oauth() {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: an OAuth access token opens only the MCP endpoint it was issued for",
+        ));
+    }
     if !access.can_write() && !matches!(*request.method(), Method::GET | Method::HEAD) {
         return Err(read_token());
     }

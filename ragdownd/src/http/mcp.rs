@@ -5,6 +5,9 @@
 //! any of that is looked at (the access decision is [`super::auth`]'s), so it learns nothing of
 //! what exists either.
 //!
+//! Without a token, or with one refused, the answer is a 401 whose `WWW-Authenticate` starts
+//! OAuth when it is on ([`super::oauth::challenge`]).
+//!
 //! Stateless means no sessions: change notifications reach HTTP clients through the 2026-07-28
 //! `subscriptions/listen`, one POST whose SSE answer stays open until the client closes it or the
 //! server shuts down ([`crate::mcp`]); the 2025-11-25 GET stream, which needs a session, is not
@@ -24,6 +27,8 @@ use tower::ServiceExt;
 
 use super::AppState;
 use super::auth::{allowed_hosts, decide};
+use super::oauth::challenge;
+use crate::access::FolderPath;
 use super::error::{ApiError, MAX_BODY_BYTES, read_body};
 use crate::engine::Scope;
 use crate::folders;
@@ -73,13 +78,23 @@ pub async fn subfolder(
 }
 
 async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: Request) -> Response {
+    let endpoint = FolderPath::parse(&format!("{folder}/{rest}")).ok();
     let access = match decide(&state, request.headers()) {
         Ok(access) => access,
-        Err(refused) => return refused.into_response(),
+        Err(refused) => return challenge(&state, request.headers(), endpoint, refused),
     };
     // Decided from the path alone, before looking at the disk: the same 403 whether the folder
-    // is there or not, so a token learns nothing of folders outside it.
+    // is there or not, so a token learns nothing of folders outside it. An OAuth token elsewhere
+    // than its endpoint is a token not issued for this resource: 401 with the challenge, so the
+    // client can ask for this one (RFC 6750 §3.1, RFC 8707).
     if !access.opens_endpoint(&folder, &rest) {
+        if let Some(resource) = access.grant().and_then(|grant| grant.resource.as_ref()) {
+            let refused = ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                format!("Unauthorized: this token was issued for the endpoint /mcp/{resource} only"),
+            );
+            return challenge(&state, request.headers(), endpoint, refused);
+        }
         return ApiError::new(StatusCode::FORBIDDEN, access.refusal()).into_response();
     }
     let docs_dir = &state.config.docs_dir;

@@ -13,6 +13,8 @@
 //! - [`history`]: `/api/history` and its `changes`, `version`, `undo`, `undo-session`, `restore`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
 //! - [`tokens`]: `/api/access/tokens`, Settings → Access.
+//! - [`oauth`]: OAuth 2.1 for MCP clients (`/.well-known/…`, `/oauth/…`); [`consent`]: the owner's
+//!   side of it (`/api/oauth/requests`, `/api/access/grants`).
 //! - [`mcp`]: the MCP routes.
 //! - [`web`]: the web UI, for every other GET.
 //! - [`schema`] and [`openapi`]: the wire types and the OpenAPI description made from them
@@ -22,12 +24,14 @@
 //! connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT_MS` (axum's own loop has no such setting).
 
 pub mod auth;
+pub mod consent;
 pub mod docs;
 pub mod error;
 pub mod folders;
 pub mod history;
 pub mod links;
 pub mod mcp;
+pub mod oauth;
 pub mod openapi;
 pub mod schema;
 pub mod settings;
@@ -76,8 +80,10 @@ pub struct AppState {
     pub languages: Arc<crate::language::Surveys>,
     /// The history of changes made through ragdown (the same directory the engine records in).
     pub history: Arc<crate::history::History>,
-    /// The scoped tokens.
+    /// The scoped tokens, and OAuth's clients and grants.
     pub access: Arc<crate::access::Store>,
+    /// OAuth's requests, codes, metadata documents and rate limits.
+    pub oauth: oauth::OAuth,
     /// Cancelled when the server starts shutting down: the long-lived MCP notification streams
     /// (`subscriptions/listen`) end then, or the graceful shutdown would wait on them.
     pub closing: tokio_util::sync::CancellationToken,
@@ -91,6 +97,7 @@ impl AppState {
         Self {
             history,
             access,
+            oauth: oauth::OAuth::new(config.oauth.private_clients),
             engine: RwLock::new(None),
             load_error: Mutex::new(None),
             config,
@@ -283,12 +290,40 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/query-log", get(status::query_log).delete(status::clear_query_log))
         .route("/api/access/tokens", get(tokens::list).post(tokens::create))
         .route("/api/access/tokens/{id}", delete(tokens::revoke))
+        .route("/api/access/grants", get(consent::grants))
+        .route("/api/access/grants/{id}", delete(consent::revoke))
+        .route("/api/oauth/requests/{id}", get(consent::request).post(consent::answer))
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::require_owner));
     let api = shared.merge(owner);
+    // OAuth's public side: called by clients, from browsers on other sites too (CORS).
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([axum::http::Method::GET, axum::http::Method::POST])
+        .allow_headers([
+            axum::http::header::CONTENT_TYPE,
+            axum::http::header::AUTHORIZATION,
+            axum::http::HeaderName::from_static("mcp-protocol-version"),
+        ]);
+    let oauth_routes = Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::discovery::authorization_server),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp/{*path}",
+            get(oauth::discovery::protected_resource),
+        )
+        .route("/.well-known/{*rest}", any(oauth::discovery::unknown))
+        .route("/oauth/token", post(oauth::token::token))
+        .route("/oauth/register", post(oauth::token::register))
+        .route("/oauth/revoke", post(oauth::token::revoke))
+        .layer(cors)
+        .route("/oauth/authorize", get(oauth::authorize::authorize));
     Router::new()
         .route("/api/status", get(status::status))
         .route("/api/openapi.json", get(openapi::serve))
         .merge(api)
+        .merge(oauth_routes)
         .route("/mcp", any(mcp::bare))
         .route("/mcp/", any(mcp::bare))
         .route("/mcp/{folder}", any(mcp::folder))

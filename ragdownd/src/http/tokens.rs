@@ -90,7 +90,7 @@ pub struct Revoked {
 }
 
 /// Runs token-file work off the async threads.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> ApiResult<T> {
+pub(super) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> ApiResult<T> {
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|err| ApiError::internal(err.to_string()))?
