@@ -110,11 +110,17 @@ const screens: Screen[] = [
     },
   },
   {
-    // Settings → Access with two apps connected with OAuth, under one agent's token.
+    // Settings → Access with two apps connected with OAuth (one has used its token), under one agent's token.
     name: "settings-access-apps",
     open: async (page, server) => {
       await server.api("POST", "/api/access/tokens", { name: "claude code: oncall", scope: ["runbooks"], access: "write" });
-      await connectApp(server, { name: "Claude", redirectUri: "https://claude.ai/api/mcp/auth_callback", folder: "notes", access: "write" });
+      const claude = await connectApp(server, { name: "Claude", redirectUri: "https://claude.ai/api/mcp/auth_callback", folder: "notes", access: "write" });
+      // Used once, so Last used has something to say.
+      await fetch(`${server.url}/mcp/notes`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${claude.access_token}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
       await connectApp(server, { name: "Journal helper", redirectUri: "http://127.0.0.1:53682/callback", folder: "notes", access: "read" });
       await page.goto("/settings?tab=access");
       await expect(page.getByRole("region", { name: "Apps connected with OAuth" }).getByRole("row")).toHaveCount(3);
