@@ -2,8 +2,9 @@
 // (dynamic client registration), sends the browser to /oauth/authorize with PKCE S256, the owner
 // answers on the consent page in Chromium, the app's own callback (a node server on loopback) gets
 // the code with its state and the issuer, and trades it for a token bound to one folder. Allow
-// gives every tool, "Only let it read" no write tool, Deny an access_denied; revoking the app
-// under Settings → Access ends its token at once.
+// gives every tool, "Only let it read" no write tool, Deny an access_denied (and the answered
+// request then reads as expired); revoking the app under Settings → Access ends its token at once;
+// a browser without the owner's token gets the token gate first.
 import { createServer, type Server as HttpServer } from "node:http";
 import type { Page } from "@playwright/test";
 import { test, expect, type Server } from "./fixtures";
@@ -48,12 +49,16 @@ interface Flow {
   verifier: string;
 }
 
-/** Registers the app and opens the consent page for it, as a client would send the browser there. */
-async function startFlow(page: Page, server: Server, callback: Callback): Promise<Flow> {
+/**
+ * Registers the app and opens the consent page for it, as a client would send the browser there;
+ * `signIn` runs on the way when the browser has no token yet.
+ */
+async function startFlow(page: Page, server: Server, callback: Callback, signIn?: () => Promise<void>): Promise<Flow> {
   const clientId = await register(server, "Test app", callback.uri);
   const { verifier, challenge } = pkce();
   await page.goto(authorizePath(clientId, callback.uri, challenge, resourceOf(server)));
   await expect(page).toHaveURL(/\/oauth\/consent\/[^/]+$/);
+  await signIn?.();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Test app wants to use your notes");
   return { clientId, callback, verifier };
 }
@@ -160,4 +165,18 @@ test("Deny sends access_denied back to the app with its state and the issuer, an
   expect(back.get("iss")).toBe(server.url);
   expect(back.get("code")).toBeNull();
   expect(await server.api("GET", "/api/access/grants")).toEqual([]);
+
+  // The answered request, opened again: expired, nothing to press.
+  await page.goBack();
+  await expect(page.getByRole("alert")).toHaveText(/^This request has expired or was already answered; start connecting again from the app/);
+  await expect(page.getByRole("button", { name: "Allow" })).toHaveCount(0);
+});
+
+test("a browser without the owner's token is asked for it first, then shown the request", async ({ page, server }) => {
+  await startFlow(page, server, callback, async () => {
+    await expect(page.getByRole("heading", { name: "Token required" })).toBeVisible();
+    await page.getByLabel("Bearer token").fill(server.token);
+    await page.getByRole("button", { name: "Unlock" }).click();
+  });
+  await expect(page.getByTestId("redirect-host")).toHaveText("127.0.0.1");
 });
