@@ -2,11 +2,13 @@
 # Interop, OAuth 2.1 as the MCP authorization spec (2026-07-28) has it, end to end over real HTTP:
 # a real `ragdownd serve` with an owner's token (so OAuth is on) and the web UI from web/dist, the
 # official MCP Python SDK's OAuth client (oauth_python.py: dynamic registration and a client ID
-# metadata document served over HTTPS with a certificate made here), the owner's consent given in a real
-# Chromium on the web UI's consent page (consent.mjs); then tools listed and called with the
-# issued tokens, refreshed, and revoked; and the error paths (Deny, a reused refresh token or code,
-# a wrong PKCE verifier, an unregistered redirect URI, a forged consent answer, a token at another
-# folder's endpoint, a metadata document on a private address). run.sh calls it.
+# metadata document served over HTTPS with a certificate made here) and the official TypeScript
+# SDK's auth flow (oauth_ts.mjs: both registration ways, one grant narrowed to read), the owner's
+# consent given in a real Chromium on the web UI's consent page (consent.mjs); then tools listed
+# and called with the issued tokens, refreshed, and revoked; and the error paths (Deny, a reused
+# refresh token or code, a wrong PKCE verifier, an unregistered redirect URI, a forged consent
+# answer, a token at another folder's endpoint, a metadata document on a private address), and no
+# token or code in the server's log. run.sh calls it.
 #
 #   tests/interop/oauth.sh      # RAGDOWN_WEB_DIR: the built web UI (default: web/dist, built when missing)
 set -euo pipefail
@@ -99,6 +101,9 @@ log "ragdownd serve with OAuth on at http://127.0.0.1:$PORT (and without private
     --token "$TOKEN" --docs "$WORK/docs" --node "$NODE" --consent "$ROOT/tests/interop/consent.mjs" \
     --cimd-dir "$WORK/cimd" --cimd-base "$CIMD_BASE" --cimd-log "$WORK/cimd.log" \
     || { tail -n 40 "$WORK/main.log" >&2; fail "the Python SDK's OAuth client"; }
+"$NODE" "$ROOT/tests/interop/oauth_ts.mjs" --url "http://127.0.0.1:$PORT" --token "$TOKEN" --docs "$WORK/docs" \
+    --consent "$ROOT/tests/interop/consent.mjs" --cimd-dir "$WORK/cimd" --cimd-base "$CIMD_BASE" --cimd-log "$WORK/cimd.log" \
+    || { tail -n 40 "$WORK/main.log" >&2; fail "the TypeScript SDK's auth flow"; }
 # Nothing secret in the server's log: no access or refresh token, no code.
 if grep -E 'rd[ar]_[A-Za-z0-9_-]{8,}|code=[A-Za-z0-9_-]{8,}' "$WORK/main.log" "$WORK/strict.log" >&2; then
     fail "a token or code in the server's log"
