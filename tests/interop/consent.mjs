@@ -6,10 +6,13 @@
 // until the browser has reached the client's redirect URI (the client's own callback server takes
 // the code from there). With --only-read it ticks "Only let it read" first. With --expect-error TEXT
 // it instead expects the authorization URL to stop at the server's error page saying TEXT, the
-// browser never sent to the redirect URI.
+// browser never sent to the redirect URI. With --revoke NAME, the first argument is the server's
+// origin: the owner revokes the app NAME under Settings → Access (its Revoke button, then Revoke in
+// the confirmation) and the row goes away.
 //
 //   node consent.mjs AUTHORIZE_URL ADMIN_TOKEN [--client NAME] [--folder PATH] [--deny] [--only-read]
 //   node consent.mjs AUTHORIZE_URL ADMIN_TOKEN --expect-error TEXT
+//   node consent.mjs SERVER_ORIGIN ADMIN_TOKEN --revoke NAME
 //
 // Exits 0 when all of that happened, else prints why and exits 1. CHROMIUM names the browser
 // (default /usr/bin/chromium).
@@ -25,7 +28,8 @@ const { values: opts, positionals } = parseArgs({
         folder: { type: 'string' },
         deny: { type: 'boolean', default: false },
         'only-read': { type: 'boolean', default: false },
-        'expect-error': { type: 'string' }
+        'expect-error': { type: 'string' },
+        revoke: { type: 'string' }
     }
 });
 const [authorizeUrl, adminToken] = positionals;
@@ -55,7 +59,14 @@ try {
     await page.goto(new URL('/', authorize).href);
     await page.evaluate(token => localStorage.setItem('ragdown.token', token), adminToken);
 
-    if (opts['expect-error'] !== undefined) {
+    if (opts.revoke !== undefined) {
+        await page.goto(new URL('/settings?tab=access', authorize).href);
+        const revoke = page.getByRole('button', { name: `Revoke ${opts.revoke}`, exact: true });
+        await revoke.click();
+        await page.getByRole('dialog', { name: `Revoke ${opts.revoke}?` }).getByRole('button', { name: 'Revoke', exact: true }).click();
+        await revoke.waitFor({ state: 'detached' });
+        process.stderr.write(`ok: chromium: ${opts.revoke} revoked under Settings → Access\n`);
+    } else if (opts['expect-error'] !== undefined) {
         const response = await page.goto(authorize.href);
         check(response?.status() === 400, `expected the error page (400), got ${response?.status()} at ${page.url()}`);
         check(page.url().startsWith(authorize.origin + '/oauth/authorize'), `the browser left the server: ${page.url()}`);

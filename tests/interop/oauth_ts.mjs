@@ -7,8 +7,9 @@
 //   authorization (PKCE S256, `resource`), the browser returns to the client's loopback callback,
 //   `finishAuth` checks `iss` (RFC 9207) and trades the code; the tools are listed (the write tools
 //   too) and a read and a write tool called (the file appears on disk); `auth()` refreshes with the
-//   refresh token (both tokens new, the call works); the owner revokes the grant, and the SDK's
-//   next call finds its token and refresh token refused and asks for a new authorization;
+//   refresh token (both tokens new, the call works); the owner revokes the grant under Settings →
+//   Access in Chromium, and the SDK's next call finds its token and refresh token refused and asks
+//   for a new authorization;
 // - a client ID metadata document (`clientMetadataUrl`, https on 127.0.0.1, fetched by the
 //   server), the owner narrowing it on the consent page with "Only let it read": the token's scope
 //   is `read`, no write tool is listed, and a write is refused.
@@ -235,20 +236,18 @@ async function flowDcr() {
         assert.ok(!read.isError && read.content[0].text.includes('backups.md:1-7 of 7'), JSON.stringify(read));
         ok('auth() refreshed: new access and refresh tokens, the call works with them');
 
-        // The owner revokes the grant: the token is refused, and so is its refresh token, so the
-        // SDK asks for a new authorization (which is not given here).
-        const revoked = await fetch(`${args.url}/api/access/grants/${grant.id}`, {
-            method: 'DELETE',
-            headers: { Authorization: `Bearer ${args.token}` }
-        });
-        assert.equal(revoked.status, 200);
+        // The owner revokes the grant in the web UI (Settings → Access, in Chromium): the token is
+        // refused, and so is its refresh token, so the SDK asks for a new authorization (which is
+        // not given here).
+        await consent(args.url, ['--revoke', provider.name]);
+        assert.equal(await grantOf(provider.client.client_id), undefined, 'the grant is still listed');
         assert.equal(await mcpStatus(after.access_token), 401, 'a revoked grant\'s token');
         provider.consentAllowed = false;
         await assert.rejects(client.callTool({ name: 'ragdown_stats', arguments: {} }), 'a call after the revocation');
         assert.ok(provider.invalidated?.includes('tokens') || provider.invalidated?.includes('all'), `invalidated: ${provider.invalidated}`);
         assert.equal(provider.authorizations.length, 2, 'the SDK asked for a new authorization');
         await client.close().catch(() => {});
-        ok('the owner revoked the grant: the token gets 401, the refresh fails, the SDK asks for a new authorization');
+        ok('the owner revoked the grant in Settings → Access: the token gets 401, the refresh fails, the SDK asks for a new authorization');
     } finally {
         await callback.close();
     }
