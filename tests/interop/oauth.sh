@@ -20,6 +20,7 @@ BIN="$CARGO_TARGET_DIR/debug/ragdownd"
 PY="$RAGDOWN_VENV/bin/python"
 NODE="$RAGDOWN_BIN/node22"
 "$ROOT/tests/interop/install-deps.sh"
+need_command openssl openssl "macOS: it comes with the system"
 CHROMIUM=${CHROMIUM:-$("$ROOT/scripts/install-chromium.sh")}
 export CHROMIUM
 WEB_DIR=${RAGDOWN_WEB_DIR:-$ROOT/web/dist}
