@@ -8,6 +8,7 @@ import type { Page } from "@playwright/test";
 import { test, expect, type Server } from "./fixtures";
 import { addCjkNotes } from "./cjk";
 import { agentCall, agentEdit } from "./agent";
+import { authorizePath, connectApp, pkce, register } from "./oauth";
 
 /** A morning of agents' work: two sessions editing runbooks, one writing a note and deleting one. */
 async function agentsWorked(server: Server) {
@@ -106,6 +107,27 @@ const screens: Screen[] = [
       await server.api("POST", "/api/access/tokens", { name: "claude code: oncall", scope: ["runbooks"], access: "write" });
       await page.goto("/settings?tab=access");
       await expect(page.getByText("journal assistant")).toBeVisible();
+    },
+  },
+  {
+    // Settings → Access with two apps connected with OAuth, under one agent's token.
+    name: "settings-access-apps",
+    open: async (page, server) => {
+      await server.api("POST", "/api/access/tokens", { name: "claude code: oncall", scope: ["runbooks"], access: "write" });
+      await connectApp(server, { name: "Claude", redirectUri: "https://claude.ai/api/mcp/auth_callback", folder: "notes", access: "write" });
+      await connectApp(server, { name: "Journal helper", redirectUri: "http://127.0.0.1:53682/callback", folder: "notes", access: "read" });
+      await page.goto("/settings?tab=access");
+      await expect(page.getByRole("region", { name: "Apps connected with OAuth" }).getByRole("row")).toHaveCount(3);
+    },
+  },
+  {
+    // The consent page: an app on this computer asks to read and write one folder.
+    name: "oauth-consent",
+    open: async (page, server) => {
+      const redirect = "http://127.0.0.1:53682/callback";
+      const client = await register(server, "Claude Code", redirect);
+      await page.goto(authorizePath(client, redirect, pkce().challenge, `${server.url}/mcp/notes`));
+      await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
     },
   },
   {

@@ -1,5 +1,5 @@
-//! The routes (`/`, `/f/<folder>`, `/f/<folder>/changes`, `/settings`; their URL state is typed in `lib/routeSearch.ts`),
-//! and a not-found page for anything else (the server sends the app for every path).
+//! The routes (`/`, `/f/<folder>`, `/f/<folder>/changes`, `/settings`; their URL state is typed in `lib/routeSearch.ts`;
+//! and `/oauth/consent/<request>`, where the server sends the owner to answer an app), and a not-found page for anything else (the server sends the app for every path).
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from "@tanstack/react-router";
 import type { QueryClient } from "@tanstack/react-query";
 import { App } from "./shell/App";
@@ -38,7 +38,14 @@ const settingsRoute = createRoute({
   validateSearch: settingsSearch,
 });
 
-const routeTree = rootRoute.addChildren([homeRoute, folderRoute, changesRoute, settingsRoute]);
+const consentRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/oauth/consent/$request",
+  // Its own chunk: seen once per app connected.
+  component: lazyRouteComponent(() => import("./routes/oauth/ConsentPage"), "ConsentPage"),
+});
+
+const routeTree = rootRoute.addChildren([homeRoute, folderRoute, changesRoute, settingsRoute, consentRoute]);
 
 export const router = createRouter({
   routeTree,

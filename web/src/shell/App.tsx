@@ -1,7 +1,8 @@
 //! The app shell: the token gate in front of everything, then the sidebar (or, on narrow
-//! screens, the top bar) beside the page, with toasts and the quick switcher on top.
+//! screens, the top bar) beside the page, with toasts and the quick switcher on top. The OAuth
+//! pages (`/oauth/...`, the consent page) stand alone: the gate, then the page, nothing else.
 import { useEffect, useState } from "react";
-import { Outlet } from "@tanstack/react-router";
+import { Outlet, useRouterState } from "@tanstack/react-router";
 import { useQueryClient } from "@tanstack/react-query";
 import { Tooltip } from "radix-ui";
 import { Toaster } from "sonner";
@@ -20,6 +21,7 @@ export function App() {
   const client = useQueryClient();
   const [locked, setLocked] = useState(false);
   const dark = useIsDark();
+  const standalone = useRouterState({ select: (s) => s.location.pathname.startsWith("/oauth/") });
   useFollowIndex(useStatus().data);
 
   useEffect(() => {
@@ -44,6 +46,8 @@ export function App() {
     <Tooltip.Provider delayDuration={400}>
       {locked ? (
         <TokenGate onUnlock={unlock} />
+      ) : standalone ? (
+        <Outlet />
       ) : (
         <div className="flex h-dvh flex-col md:flex-row">
           <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:z-50 focus:m-2 focus:rounded focus:bg-white focus:p-2">

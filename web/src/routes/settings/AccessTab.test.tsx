@@ -5,6 +5,7 @@ import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { Tooltip } from "radix-ui";
 import { keys } from "../../api/hooks";
+import { grantsKey } from "../../api/oauth";
 import { tokensKey, type TokenView } from "../../api/tokens";
 import { AccessTab } from "./AccessTab";
 
@@ -26,6 +27,7 @@ function show(tokens: TokenView[]) {
   // Answers already in the cache and never stale: nothing is fetched.
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(tokensKey, { tokens, file: "/notes/.ragdown-access.json" });
+  client.setQueryData(grantsKey, []);
   client.setQueryData(keys.folders, { folders: [{ name: "notes", title: "Notes", mcp: true, hook: {}, mcp_path: "/mcp/notes", files: 1, chunks: 1 }], loose_files: [] });
   render(
     <QueryClientProvider client={client}>

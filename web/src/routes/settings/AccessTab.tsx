@@ -1,6 +1,7 @@
 //! Settings → Access: the scoped tokens agents use instead of the owner's token, each opening some
 //! folders (or one subfolder) to read, or to read and write, until it expires or is revoked. A
-//! new token's secret is shown once, with a copy button; the server keeps only its hash.
+//! new token's secret is shown once, with a copy button; the server keeps only its hash. Below
+//! them, the apps connected with OAuth (`GrantsSection`).
 import { useState } from "react";
 import { KeyRound, Plus, Trash2 } from "lucide-react";
 import { useFolders } from "../../api/hooks";
@@ -12,6 +13,7 @@ import { Field, Input, inputClass } from "../../components/ui/form";
 import { Badge, Empty, ErrorCard, Skeletons } from "../../components/ui/states";
 import { messageOf, notify } from "../../lib/toast";
 import { EXPIRIES, claudeLine, expiresMs, expiryLabel, lastUsedLabel, levelLabel, scopeOf, type Level } from "./access";
+import { GrantsSection } from "./GrantsSection";
 import { CopyBlock, ListTable, Note, type Column } from "./parts";
 
 const TOKEN_COLUMNS: readonly Column[] = [{ label: "Token" }, { label: "Expires", hideBelow: "sm" }, { label: "Last used", hideBelow: "md" }, { label: "Actions", actions: true }];
@@ -52,6 +54,7 @@ export function AccessTab() {
           Kept as hashes in <code className="font-mono text-xs">{tokens.data.file}</code> (RAGDOWN_ACCESS_FILE), never with the tokens themselves.
         </Note>
       )}
+      <GrantsSection />
 
       {creating && <NewTokenDialog onOpenChange={setCreating} onMade={setMade} />}
       {made && <SecretDialog made={made} onClose={() => setMade(null)} />}
