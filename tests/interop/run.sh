@@ -5,7 +5,8 @@
 # speaks the 2026-07-28 protocol and sends hostile resource URIs in raw JSON-RPC (raw_client.py);
 # ts_client.mjs speaks both eras through the SDK, and follows edits on disk through
 # resources/subscribe (stdio) and subscriptions/listen (stdio and HTTP); then the MCP conformance
-# tool runs the server scenarios that apply to a server with its own content.
+# tool runs the server scenarios that apply to a server with its own content; and oauth.sh: OAuth 2.1
+# with both SDKs' OAuth clients, the consent given in Chromium on the web UI's consent page.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -138,4 +139,7 @@ conformance() { # conformance SPEC_VERSION SCENARIO...
 conformance 2025-11-25 server-initialize ping tools-list resources-list dns-rebinding-protection
 conformance 2026-07-28 tools-list resources-list sep-2164-resource-not-found http-header-validation \
     dns-rebinding-protection server-sse-multiple-streams
+
+# --- OAuth 2.1 with both SDKs' OAuth clients, consent in Chromium ------------------------------
+"$ROOT/tests/interop/oauth.sh"
 log "interop checks passed"

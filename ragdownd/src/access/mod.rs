@@ -200,7 +200,10 @@ mod tests {
         assert!(access.is_oauth());
         assert!(access.opens_endpoint("notes", "a"));
         assert!(access.opens_endpoint("notes", "a/"));
-        assert!(!access.opens_endpoint("notes", "a/b"), "a subfolder is another resource");
+        assert!(
+            !access.opens_endpoint("notes", "a/b"),
+            "a subfolder is another resource"
+        );
         assert!(!access.opens_endpoint("notes", ""));
         assert!(!access.opens_endpoint("work", "a"));
         assert!(!token(&["notes"], Level::Read).is_oauth());

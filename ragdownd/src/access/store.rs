@@ -417,7 +417,10 @@ impl Store {
 
     /// Reads the file afresh under its lock, writes the noted last uses into it, applies `change`
     /// and writes it back; what is in memory is then what was written.
-    pub(super) fn change<T>(&self, change: impl FnOnce(&mut TokenFile) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(super) fn change<T>(
+        &self,
+        change: impl FnOnce(&mut TokenFile) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         with_path_lock(&self.path, || {
             let mut file = read_file(&self.path)
                 .map_err(|reason| self.broken(reason))?

@@ -23,8 +23,8 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::access::store::now_ms;
 use crate::access::oauth::ACCESS_PREFIX;
+use crate::access::store::now_ms;
 use crate::access::{Access, Refusal, secret};
 
 /// The bearer token of a request, when it sends one.

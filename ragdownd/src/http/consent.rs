@@ -18,11 +18,11 @@ use super::error::{ApiError, ApiResult, JsonBody};
 use super::oauth::authorize::back_to_client;
 use super::oauth::base_url;
 use super::tokens::blocking;
+use crate::access::Level;
 use crate::access::oauth::flow::{Answer, ClientKind, Code, Pending};
 use crate::access::oauth::redirect;
 use crate::access::paths::check_exists;
 use crate::access::store::now_ms;
-use crate::access::Level;
 
 /// The client, as the consent page shows it.
 #[derive(Debug, Serialize)]
@@ -138,23 +138,32 @@ pub async fn answer(
     let waiting = state.oauth.flows.get(&id, now).ok_or_else(expired)?;
     if body.decision == Decision::Allow {
         if body.access == Some(Level::Write) && waiting.grant.access == Level::Read {
-            return Err(ApiError::bad_request("the app asked to read only; it cannot be given more"));
+            return Err(ApiError::bad_request(
+                "the app asked to read only; it cannot be given more",
+            ));
         }
         if let Some(why) = problem(&state, &waiting) {
             return Err(ApiError::bad_request(why));
         }
     }
-    let pending = state.oauth.flows.answer(&id, &body.csrf, now).map_err(|why| match why {
-        Answer::Unknown => expired(),
-        Answer::Forged => ApiError::new(
-            StatusCode::FORBIDDEN,
-            "Forbidden: this answer did not come from the consent page (no valid CSRF token); nothing was changed",
-        ),
-    })?;
+    let pending = state
+        .oauth
+        .flows
+        .answer(&id, &body.csrf, now)
+        .map_err(|why| match why {
+            Answer::Unknown => expired(),
+            Answer::Forged => ApiError::new(
+                StatusCode::FORBIDDEN,
+                "Forbidden: this answer did not come from the consent page (no valid CSRF token); nothing was changed",
+            ),
+        })?;
     let state_param = pending.state.as_deref();
     if body.decision == Decision::Deny {
         tracing::info!(client = %pending.client.name, "the owner denied an OAuth client");
-        let params = [("error", "access_denied"), ("error_description", "The owner denied access")];
+        let params = [
+            ("error", "access_denied"),
+            ("error_description", "The owner denied access"),
+        ];
         return Ok(Json(Redirect {
             redirect: back_to_client(&pending.redirect_uri, &params, state_param, &issuer),
         }));
@@ -219,9 +228,11 @@ pub async fn grants(State(state): State<Arc<AppState>>) -> ApiResult<Json<Vec<Gr
 /// `DELETE /api/access/grants/<id>`: its tokens stop working at once.
 pub async fn revoke(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Json<serde_json::Value>> {
     let store = state.access.clone();
-    let grant = blocking(move || store.revoke_grant(&id)).await.map_err(|err| match err.status {
-        StatusCode::NOT_FOUND => ApiError::new(StatusCode::NOT_FOUND, "No such grant: it was revoked already"),
-        _ => err,
-    })?;
+    let grant = blocking(move || store.revoke_grant(&id))
+        .await
+        .map_err(|err| match err.status {
+            StatusCode::NOT_FOUND => ApiError::new(StatusCode::NOT_FOUND, "No such grant: it was revoked already"),
+            _ => err,
+        })?;
     Ok(Json(serde_json::json!({ "revoked": grant.id })))
 }

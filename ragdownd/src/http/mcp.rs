@@ -27,9 +27,9 @@ use tower::ServiceExt;
 
 use super::AppState;
 use super::auth::{allowed_hosts, decide};
+use super::error::{ApiError, MAX_BODY_BYTES, read_body};
 use super::oauth::challenge;
 use crate::access::FolderPath;
-use super::error::{ApiError, MAX_BODY_BYTES, read_body};
 use crate::engine::Scope;
 use crate::folders;
 use crate::mcp::RagdownServer;

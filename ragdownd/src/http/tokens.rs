@@ -90,7 +90,9 @@ pub struct Revoked {
 }
 
 /// Runs token-file work off the async threads.
-pub(super) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> ApiResult<T> {
+pub(super) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> ApiResult<T> {
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|err| ApiError::internal(err.to_string()))?

@@ -22,6 +22,7 @@ mod load;
 mod minilm;
 mod move_tool;
 mod notifications;
+mod oauth;
 mod remote;
 mod resources;
 mod search;

@@ -135,10 +135,7 @@ impl Flows {
         // A used code is remembered for ten minutes, to notice it presented again.
         codes.retain(|_, c| c.expires_ms > now || (c.redeemed.is_some() && c.expires_ms + REQUEST_TTL_MS > now));
         if codes.len() >= MAX_CODES
-            && let Some(oldest) = codes
-                .iter()
-                .min_by_key(|(_, c)| c.expires_ms)
-                .map(|(k, _)| k.clone())
+            && let Some(oldest) = codes.iter().min_by_key(|(_, c)| c.expires_ms).map(|(k, _)| k.clone())
         {
             codes.remove(&oldest);
         }

@@ -85,7 +85,13 @@ pub fn check_url(client_id: &str) -> Result<Url, String> {
         return Err("a client_id URL must have a path (https://app.example/client.json)".into());
     }
     // The parser folds `.`/`..` away, so compare with what was given.
-    if client_id.split(['?', '#']).next().unwrap_or_default().split('/').any(|s| s == "." || s == "..") {
+    if client_id
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default()
+        .split('/')
+        .any(|s| s == "." || s == "..")
+    {
         return Err("a client_id URL must not have . or .. segments".into());
     }
     Ok(url)
@@ -300,7 +306,9 @@ pub fn parse(body: &[u8], client_id: &str) -> Result<ClientMetadata, String> {
     if let Some(types) = &doc.grant_types
         && types.iter().any(|t| t != "authorization_code" && t != "refresh_token")
     {
-        return Err(bad("grant_types may hold only authorization_code and refresh_token".into()));
+        return Err(bad(
+            "grant_types may hold only authorization_code and refresh_token".into()
+        ));
     }
     Ok(ClientMetadata {
         client_id: client_id.to_string(),
@@ -384,7 +392,10 @@ mod tests {
         use reqwest::header::HeaderValue;
         assert_eq!(cache_time(None), Some(DEFAULT_CACHE_MS));
         assert_eq!(cache_time(Some(&HeaderValue::from_static("max-age=60"))), Some(60_000));
-        assert_eq!(cache_time(Some(&HeaderValue::from_static("public, max-age=999999"))), Some(MAX_CACHE_MS));
+        assert_eq!(
+            cache_time(Some(&HeaderValue::from_static("public, max-age=999999"))),
+            Some(MAX_CACHE_MS)
+        );
         assert_eq!(cache_time(Some(&HeaderValue::from_static("no-store"))), None);
         assert_eq!(cache_time(Some(&HeaderValue::from_static("max-age=0"))), None);
     }

@@ -82,7 +82,8 @@ impl GrantRecord {
 
     /// Whether nothing of it works any more at `now`.
     fn dead(&self, now: u64) -> bool {
-        self.refresh.as_ref().is_none_or(|r| r.expires_ms <= now) && self.access_tokens.iter().all(|t| t.expires_ms <= now)
+        self.refresh.as_ref().is_none_or(|r| r.expires_ms <= now)
+            && self.access_tokens.iter().all(|t| t.expires_ms <= now)
     }
 
     fn as_grant(&self, level: Level) -> Grant {
@@ -122,7 +123,9 @@ pub enum RefreshError {
     #[error("{0}")]
     Invalid(String),
     /// A refresh token already used: the grant is revoked.
-    #[error("this refresh token was already used, so a copy of it may be in other hands: the grant is revoked; connect again")]
+    #[error(
+        "this refresh token was already used, so a copy of it may be in other hands: the grant is revoked; connect again"
+    )]
     Reused,
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -255,7 +258,7 @@ impl Store {
         now: u64,
     ) -> Result<Issued, RefreshError> {
         let wanted = hash(presented);
-        let outcome = self.change(|file| {
+        self.change(|file| {
             let mut current = None;
             let mut reused = None;
             for (at, grant) in file.grants.iter().enumerate() {
@@ -309,8 +312,7 @@ impl Store {
                 refresh_token,
                 access: level,
             }))
-        })?;
-        outcome
+        })?
     }
 
     /// The grant an access token opens, at its token's level; every stored hash is compared in
@@ -429,15 +431,26 @@ mod tests {
         let second = store.refresh(&first.refresh_token, "c1", None, None, 2_000).unwrap();
         assert_ne!(second.refresh_token, first.refresh_token);
         assert!(store.verify_access(&second.access_token, 2_001).is_ok());
-        assert!(store.verify_access(&first.access_token, 2_001).is_ok(), "the old access token runs out its hour");
-        let narrowed = store.refresh(&second.refresh_token, "c1", Some(Level::Read), None, 3_000).unwrap();
-        assert_eq!(store.verify_access(&narrowed.access_token, 3_001).unwrap().level, Level::Read);
+        assert!(
+            store.verify_access(&first.access_token, 2_001).is_ok(),
+            "the old access token runs out its hour"
+        );
+        let narrowed = store
+            .refresh(&second.refresh_token, "c1", Some(Level::Read), None, 3_000)
+            .unwrap();
+        assert_eq!(
+            store.verify_access(&narrowed.access_token, 3_001).unwrap().level,
+            Level::Read
+        );
         // The first refresh token again: someone else has a copy. Everything of the grant ends.
         assert!(matches!(
             store.refresh(&first.refresh_token, "c1", None, None, 4_000),
             Err(RefreshError::Reused)
         ));
-        assert_eq!(store.verify_access(&narrowed.access_token, 4_001), Err(Refusal::Unknown));
+        assert_eq!(
+            store.verify_access(&narrowed.access_token, 4_001),
+            Err(Refusal::Unknown)
+        );
         assert!(store.refresh(&narrowed.refresh_token, "c1", None, None, 4_002).is_err());
         assert!(store.grants(4_003).unwrap().is_empty());
     }
@@ -490,6 +503,9 @@ mod tests {
                 .unwrap();
         }
         assert!(store.registered_client(&first.client_id).is_some(), "connected: kept");
-        assert!(store.registered_client(&second.client_id).is_none(), "oldest unconnected: gone");
+        assert!(
+            store.registered_client(&second.client_id).is_none(),
+            "oldest unconnected: gone"
+        );
     }
 }

@@ -59,7 +59,10 @@ pub fn matches(registered: &[String], presented: &str) -> bool {
     let Ok(mut wanted) = Url::parse(presented) else {
         return false;
     };
-    if wanted.scheme() != "http" || !matches!(wanted.host(), Some(Host::Ipv4(_) | Host::Ipv6(_))) || !is_loopback(&wanted) {
+    if wanted.scheme() != "http"
+        || !matches!(wanted.host(), Some(Host::Ipv4(_) | Host::Ipv6(_)))
+        || !is_loopback(&wanted)
+    {
         return false;
     }
     // Compare with the port taken out of both, as parsed URLs (so only the port may differ).
@@ -144,8 +147,14 @@ mod tests {
 
     #[test]
     fn what_the_consent_page_shows() {
-        assert!(localhost_only(&["http://127.0.0.1:1/cb".into(), "http://localhost/cb".into()]));
-        assert!(!localhost_only(&["http://127.0.0.1:1/cb".into(), "https://app.example/cb".into()]));
+        assert!(localhost_only(&[
+            "http://127.0.0.1:1/cb".into(),
+            "http://localhost/cb".into()
+        ]));
+        assert!(!localhost_only(&[
+            "http://127.0.0.1:1/cb".into(),
+            "https://app.example/cb".into()
+        ]));
         assert!(!localhost_only(&[]));
         assert_eq!(shown_host("https://claude.ai/api/cb"), "claude.ai");
         assert_eq!(shown_host("com.example.app:/oauth"), "com.example.app:");

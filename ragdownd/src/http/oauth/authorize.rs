@@ -139,7 +139,8 @@ pub async fn authorize(
     if query.response_type.as_deref() != Some("code") {
         return back("unsupported_response_type", "response_type must be code");
     }
-    let challenge = match pkce::check_challenge(query.code_challenge.as_deref(), query.code_challenge_method.as_deref()) {
+    let challenge = match pkce::check_challenge(query.code_challenge.as_deref(), query.code_challenge_method.as_deref())
+    {
         Ok(challenge) => challenge,
         Err(why) => return back("invalid_request", &why),
     };

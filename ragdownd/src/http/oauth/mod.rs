@@ -180,7 +180,11 @@ pub fn resource_path(base: &str, resource: &str) -> Result<FolderPath, String> {
     let rest = url.path().strip_prefix("/mcp/").ok_or_else(wrong)?;
     let decoded: Result<Vec<String>, _> = rest
         .split('/')
-        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8().map(|d| d.into_owned()))
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8()
+                .map(|d| d.into_owned())
+        })
         .collect();
     let decoded = decoded.map_err(|_| wrong())?;
     if decoded.iter().any(|s| s.contains(['/', '\\'])) {
@@ -202,11 +206,13 @@ pub fn challenge(state: &AppState, headers: &HeaderMap, path: Option<FolderPath>
         let scope = if state.tools.read_only { "read" } else { "read write" };
         let mut value = format!(
             "Bearer resource_metadata=\"{}\", scope=\"{scope}\"",
-            metadata_uri(&base, &path)
+            metadata_uri(&base, path)
         );
         if headers.contains_key(header::AUTHORIZATION) {
             let description = refused.message.replace(['"', '\\'], "'");
-            value.push_str(&format!(", error=\"invalid_token\", error_description=\"{description}\""));
+            value.push_str(&format!(
+                ", error=\"invalid_token\", error_description=\"{description}\""
+            ));
         }
         if let Ok(value) = HeaderValue::from_str(&value) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
@@ -226,8 +232,18 @@ mod tests {
         let uri = resource_uri(base, &notes);
         assert_eq!(uri, "http://127.0.0.1:3000/mcp/notes/a%20b");
         assert_eq!(resource_path(base, &uri).unwrap(), notes);
-        assert_eq!(resource_path(base, "HTTP://127.0.0.1:3000/mcp/notes/").unwrap().to_string(), "notes");
-        assert_eq!(resource_path(base, "http://127.0.0.1:3000/mcp/%E7%AC%94%E8%AE%B0").unwrap().to_string(), "笔记");
+        assert_eq!(
+            resource_path(base, "HTTP://127.0.0.1:3000/mcp/notes/")
+                .unwrap()
+                .to_string(),
+            "notes"
+        );
+        assert_eq!(
+            resource_path(base, "http://127.0.0.1:3000/mcp/%E7%AC%94%E8%AE%B0")
+                .unwrap()
+                .to_string(),
+            "笔记"
+        );
         for bad in [
             "http://127.0.0.1:3001/mcp/notes",
             "https://127.0.0.1:3000/mcp/notes",

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -55,7 +55,11 @@ fn tokens(issued: Issued) -> Response {
 }
 
 /// `POST /oauth/token`.
-pub async fn token(State(state): State<Arc<AppState>>, headers: HeaderMap, form: Result<Form<TokenForm>, FormRejection>) -> Response {
+pub async fn token(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    form: Result<Form<TokenForm>, FormRejection>,
+) -> Response {
     let base = match admit(&state, &headers, Some(Limit::Token)) {
         Ok(base) => base,
         Err(refused) => return refused.into_response(),
@@ -96,13 +100,22 @@ async fn exchange(state: &Arc<AppState>, base: &str, form: &TokenForm) -> Result
         }
     };
     if code.client_id != client_id {
-        return Err(OAuthError::new("invalid_grant", "this code was issued to another client"));
+        return Err(OAuthError::new(
+            "invalid_grant",
+            "this code was issued to another client",
+        ));
     }
     if code.redirect_uri != redirect_uri {
-        return Err(OAuthError::new("invalid_grant", "redirect_uri is not the one the code was sent to"));
+        return Err(OAuthError::new(
+            "invalid_grant",
+            "redirect_uri is not the one the code was sent to",
+        ));
     }
     if !pkce::verifies(verifier, &code.challenge) {
-        return Err(OAuthError::new("invalid_grant", "code_verifier does not match the code_challenge"));
+        return Err(OAuthError::new(
+            "invalid_grant",
+            "code_verifier does not match the code_challenge",
+        ));
     }
     if let Some(resource) = form.resource.as_deref().filter(|r| !r.is_empty())
         && resource_path(base, resource).ok().as_ref() != Some(&code.grant.path)
@@ -136,9 +149,10 @@ async fn refresh(state: &Arc<AppState>, base: &str, form: &TokenForm) -> Result<
         None => None,
     };
     let store = state.access.clone();
-    let outcome = tokio::task::spawn_blocking(move || store.refresh(&presented, &client_id, access, resource.as_ref(), now_ms()))
-        .await
-        .map_err(|err| OAuthError::new("server_error", err.to_string()))?;
+    let outcome =
+        tokio::task::spawn_blocking(move || store.refresh(&presented, &client_id, access, resource.as_ref(), now_ms()))
+            .await
+            .map_err(|err| OAuthError::new("server_error", err.to_string()))?;
     match outcome {
         Ok(issued) => Ok(tokens(issued)),
         Err(RefreshError::Store(err)) => Err(OAuthError::new("server_error", err.to_string())),
@@ -189,8 +203,13 @@ async fn registered(state: &Arc<AppState>, r: Registration) -> Result<Response, 
     let grant_types = r
         .grant_types
         .unwrap_or_else(|| vec!["authorization_code".into(), "refresh_token".into()]);
-    if grant_types.iter().any(|t| t != "authorization_code" && t != "refresh_token") {
-        return Err(invalid_metadata("grant_types may hold only authorization_code and refresh_token"));
+    if grant_types
+        .iter()
+        .any(|t| t != "authorization_code" && t != "refresh_token")
+    {
+        return Err(invalid_metadata(
+            "grant_types may hold only authorization_code and refresh_token",
+        ));
     }
     if r.response_types.is_some_and(|types| types.iter().any(|t| t != "code")) {
         return Err(invalid_metadata("response_types may hold only code"));
@@ -237,7 +256,11 @@ pub struct Revocation {
 
 /// `POST /oauth/revoke`: ends the grant the token belongs to. 200 whether it was known or not
 /// (RFC 7009 §2.2), so it tells nothing.
-pub async fn revoke(State(state): State<Arc<AppState>>, headers: HeaderMap, form: Result<Form<Revocation>, FormRejection>) -> Response {
+pub async fn revoke(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    form: Result<Form<Revocation>, FormRejection>,
+) -> Response {
     if let Err(refused) = admit(&state, &headers, Some(Limit::Token)) {
         return refused.into_response();
     }
