@@ -45,7 +45,15 @@ pub async fn bare(State(state): State<Arc<AppState>>, request: Request) -> Respo
         Ok(access) => access,
         Err(refused) => return refused.into_response(),
     };
-    // The root spans every folder: the owner's alone; a token is pointed at its own endpoints.
+    // The root spans every folder: the owner's alone; a token is pointed at its own endpoints,
+    // and an OAuth token, issued for one endpoint, is not one for this resource (401).
+    if access.is_oauth() {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: an OAuth access token opens only the MCP endpoint it was issued for",
+        )
+        .into_response();
+    }
     if !access.is_admin() {
         return ApiError::new(
             StatusCode::FORBIDDEN,

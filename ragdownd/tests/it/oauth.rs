@@ -300,6 +300,8 @@ async fn an_approved_client_works_with_exactly_what_was_approved_and_nowhere_els
         assert_eq!(refused.status, 401, "{elsewhere}: {}", refused.text());
         assert!(refused.header("www-authenticate").unwrap().contains("invalid_token"));
     }
+    let root = tools(&api, "/mcp", token).await;
+    assert_eq!(root.status, 401, "{}", root.text());
     assert_eq!(
         raw(&api, "GET", "/api/docs?folder=ops", Some(TOKEN), None).await.status,
         200
