@@ -368,17 +368,22 @@ async def flow_cimd(args) -> None:
         assert grant_of(args, args.url, client.cimd) is None
         # The SDK itself, on its next call, finds the token refused and starts a new authorization.
         client.consent_allowed = False
-        try:
-            async with client.http() as (read, write, _):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-            raise AssertionError("a revoked client got a session")
-        except BaseException as error:  # noqa: BLE001
-            if find(error, NoMoreConsent) is None:
-                raise
+        await stops_before_a_session(client, "a revoked client got a session")
         ok("the owner revoked the grant: its tokens get 401, and the SDK asks for a new authorization")
     finally:
         client.close()
+
+
+async def stops_before_a_session(client, what: str) -> None:
+    """Connects through the SDK and expects it to stop in the browser (NoMoreConsent) without a session."""
+    try:
+        async with client.http() as (read, write, _):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+        raise AssertionError(what)
+    except BaseException as error:  # noqa: BLE001
+        if find(error, NoMoreConsent) is None:
+            raise
 
 
 async def flow_private_refused(args) -> None:
@@ -395,14 +400,7 @@ async def flow_private_refused(args) -> None:
             raise NoMoreConsent("the error page was shown")
 
         client.provider.context.redirect_handler = then_stop
-        try:
-            async with client.http() as (read, write, _):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-            raise AssertionError("a client on a private address got a session")
-        except BaseException as error:  # noqa: BLE001
-            if find(error, NoMoreConsent) is None:
-                raise
+        await stops_before_a_session(client, "a client on a private address got a session")
         assert not fetched(args, name), "the server fetched a document from a private address"
         assert client.callback.queries.empty(), "the browser was sent to the client"
         ok("without RAGDOWN_OAUTH_PRIVATE_CLIENTS the browser stops at an error page naming 127.0.0.1; nothing fetched")

@@ -3,19 +3,8 @@
 // lists no write tool, another folder is refused), kept on disk only as a hash, and revoked.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test, expect, type Server } from "./fixtures";
-
-/** `tools/list` at `/mcp/<folder>` with `token`: the status, and the tools' names when it answered. */
-async function toolsWith(server: Server, folder: string, token: string): Promise<{ status: number; tools: string[] }> {
-  const response = await fetch(`${server.url}/mcp/${folder}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-  });
-  if (!response.ok) return { status: response.status, tools: [] };
-  const answer = (await response.json()) as { result: { tools: { name: string }[] } };
-  return { status: response.status, tools: answer.result.tools.map((t) => t.name) };
-}
+import { test, expect } from "./fixtures";
+import { toolsWith } from "./agent";
 
 test("a read token for one folder is made, shown once, works only there, and is revoked", async ({ authed: page, server }) => {
   await page.goto("/settings?tab=access");

@@ -1,6 +1,6 @@
-// An agent's changes for the e2e tests: MCP tool calls over a folder's real streamable-HTTP
-// endpoint, each in the agent session the `Mcp-Session-Id` header names, as a client that keeps a
-// session sends it.
+// An agent for the e2e tests, over a folder's real streamable-HTTP endpoint: its changes (tool
+// calls, each in the agent session the `Mcp-Session-Id` header names, as a client that keeps a
+// session sends it), and what a token lets it list.
 import { TOKEN, type Server } from "./fixtures";
 
 /** Calls `tool` at `/mcp/<folder>` in `session`; throws when the call fails or the tool says error. */
@@ -26,4 +26,16 @@ export async function agentCall(server: Server, folder: string, session: string,
 /** `ragdown_edit`: one exact replacement in `path` (inside the folder). */
 export function agentEdit(server: Server, folder: string, session: string, path: string, from: string, to: string) {
   return agentCall(server, folder, session, "ragdown_edit", { path, edits: [{ old_text: from, new_text: to }] });
+}
+
+/** `tools/list` at `/mcp/<folder>` with `token`: the status, and the tools' names when it answered. */
+export async function toolsWith(server: Server, folder: string, token: string): Promise<{ status: number; tools: string[] }> {
+  const response = await fetch(`${server.url}/mcp/${folder}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+  if (!response.ok) return { status: response.status, tools: [] };
+  const answer = (await response.json()) as { result: { tools: { name: string }[] } };
+  return { status: response.status, tools: answer.result.tools.map((t) => t.name) };
 }

@@ -9,6 +9,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { Page } from "@playwright/test";
 import { test, expect, type Server } from "./fixtures";
 import { authorizePath, exchange as trade, pkce, register, type Tokens } from "./oauth";
+import { toolsWith } from "./agent";
 
 /** The app's redirect target: a loopback server that records each callback's query. */
 interface Callback {
@@ -75,18 +76,6 @@ async function answer(page: Page, flow: Flow, button: "Allow" | "Deny"): Promise
 /** The code traded for tokens with this flow's verifier, bound to the folder's endpoint. */
 function exchange(server: Server, flow: Flow, code: string): Promise<Tokens> {
   return trade(server, { code, redirectUri: flow.callback.uri, clientId: flow.clientId, verifier: flow.verifier, resource: resourceOf(server) });
-}
-
-/** `tools/list` at `/mcp/<folder>` with `token`: the status, and the tools' names when it answered. */
-async function toolsWith(server: Server, folder: string, token: string): Promise<{ status: number; tools: string[] }> {
-  const response = await fetch(`${server.url}/mcp/${folder}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-  });
-  if (!response.ok) return { status: response.status, tools: [] };
-  const answer = (await response.json()) as { result: { tools: { name: string }[] } };
-  return { status: response.status, tools: answer.result.tools.map((t) => t.name) };
 }
 
 let callback: Callback;

@@ -12,11 +12,13 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, JsonBody};
 use super::oauth::authorize::back_to_client;
 use super::oauth::base_url;
+use super::schema::ErrorBody;
 use super::tokens::blocking;
 use crate::access::Level;
 use crate::access::oauth::flow::{Answer, ClientKind, Code, Pending};
@@ -25,7 +27,7 @@ use crate::access::paths::check_exists;
 use crate::access::store::now_ms;
 
 /// The client, as the consent page shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct ClientView {
     pub id: String,
     pub name: String,
@@ -39,7 +41,7 @@ pub struct ClientView {
 }
 
 /// `GET /api/oauth/requests/<id>`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct RequestView {
     pub id: String,
     pub client: ClientView,
@@ -95,14 +97,18 @@ fn expired() -> ApiError {
     )
 }
 
-/// `GET /api/oauth/requests/<id>`.
+/// A pending authorization request, as the consent page shows it, with its CSRF secret.
+#[utoipa::path(get, path = "/api/oauth/requests/{id}", tag = "access",
+    params(("id" = String, Path, description = "The request's id, from the consent page's URL")),
+    responses((status = 200, body = RequestView), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "Expired, answered, or never made")))]
 pub async fn request(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Json<RequestView>> {
     let pending = state.oauth.flows.get(&id, now_ms()).ok_or_else(expired)?;
     Ok(Json(view(&state, pending)))
 }
 
 /// What the owner pressed.
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     Allow,
@@ -110,7 +116,7 @@ pub enum Decision {
 }
 
 /// `POST /api/oauth/requests/<id>`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct AnswerBody {
     pub decision: Decision,
     /// The request's CSRF secret, from the `GET`.
@@ -121,12 +127,17 @@ pub struct AnswerBody {
 }
 
 /// Where the browser goes now.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Redirect {
     pub redirect: String,
 }
 
-/// `POST /api/oauth/requests/<id>`: Allow (a code goes back to the client) or Deny.
+/// The owner's answer: Allow (a code goes back to the client) or Deny.
+#[utoipa::path(post, path = "/api/oauth/requests/{id}", tag = "access", request_body = AnswerBody,
+    params(("id" = String, Path, description = "The request's id")),
+    responses((status = 200, body = Redirect), (status = 400, body = ErrorBody, description = "A read request widened, or the folder asked for is gone"),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody, description = "No valid CSRF secret: nothing changed"),
+        (status = 404, body = ErrorBody, description = "Expired, answered, or never made")))]
 pub async fn answer(
     State(state): State<Arc<AppState>>,
     headers: axum::http::HeaderMap,
@@ -189,7 +200,7 @@ pub async fn answer(
 }
 
 /// A grant as Settings → Access lists it: never a token.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct GrantView {
     pub id: String,
     pub client_id: String,
@@ -203,7 +214,10 @@ pub struct GrantView {
     pub expires_ms: Option<u64>,
 }
 
-/// `GET /api/access/grants`: oldest first.
+/// The apps connected with OAuth, oldest first, never their tokens.
+#[utoipa::path(get, path = "/api/access/grants", tag = "access",
+    responses((status = 200, body = Vec<GrantView>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "The token file cannot be read")))]
 pub async fn grants(State(state): State<Arc<AppState>>) -> ApiResult<Json<Vec<GrantView>>> {
     let store = state.access.clone();
     let grants = blocking(move || store.grants(now_ms())).await?;
@@ -225,8 +239,18 @@ pub async fn grants(State(state): State<Arc<AppState>>) -> ApiResult<Json<Vec<Gr
     ))
 }
 
-/// `DELETE /api/access/grants/<id>`: its tokens stop working at once.
-pub async fn revoke(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+/// `DELETE /api/access/grants/<id>`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RevokedGrant {
+    pub revoked: String,
+}
+
+/// Revokes an app's grant: its access and refresh tokens stop working at once.
+#[utoipa::path(delete, path = "/api/access/grants/{id}", tag = "access",
+    params(("id" = String, Path, description = "The grant's id")),
+    responses((status = 200, body = RevokedGrant), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn revoke(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Json<RevokedGrant>> {
     let store = state.access.clone();
     let grant = blocking(move || store.revoke_grant(&id))
         .await
@@ -234,5 +258,5 @@ pub async fn revoke(State(state): State<Arc<AppState>>, Path(id): Path<String>) 
             StatusCode::NOT_FOUND => ApiError::new(StatusCode::NOT_FOUND, "No such grant: it was revoked already"),
             _ => err,
         })?;
-    Ok(Json(serde_json::json!({ "revoked": grant.id })))
+    Ok(Json(RevokedGrant { revoked: grant.id }))
 }

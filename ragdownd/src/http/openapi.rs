@@ -6,7 +6,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{docs, folders, history, links, schema, settings, status, tokens};
+use super::{consent, docs, folders, history, links, schema, settings, status, tokens};
 
 /// The API.
 #[derive(OpenApi)]
@@ -40,6 +40,10 @@ use super::{docs, folders, history, links, schema, settings, status, tokens};
         tokens::list,
         tokens::create,
         tokens::revoke,
+        consent::grants,
+        consent::revoke,
+        consent::request,
+        consent::answer,
     ),
     components(schemas(schema::ErrorBody, schema::Sync)),
     modifiers(&BearerToken),
@@ -51,7 +55,7 @@ use super::{docs, folders, history, links, schema, settings, status, tokens};
         (name = "documents", description = "Reading, saving and deleting documents"),
         (name = "links", description = "Search, links, backlinks and moves"),
         (name = "history", description = "Every change made through ragdown: versions, undo, restore"),
-        (name = "access", description = "Settings → Access: scoped tokens (the owner's alone)"),
+        (name = "access", description = "Settings → Access: scoped tokens, apps connected with OAuth, and the consent page (the owner's alone)"),
     )
 )]
 pub struct ApiDoc;

@@ -76,6 +76,22 @@ async fn raw(api: &Api, method: &'static str, path: &str, token: Option<&str>, b
     .unwrap()
 }
 
+/// The answer (status line, headers, body) to a GET that names `host` as its `Host`.
+async fn status_with_host(api: &Api, path: &str, host: &str) -> String {
+    use std::io::{Read, Write};
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let addr = api.base.trim_start_matches("http://").to_string();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    })
+    .await
+    .unwrap()
+}
+
 async fn post_form(api: &Api, path: &str, pairs: &[(&str, &str)]) -> Answer {
     raw(
         api,
@@ -237,6 +253,19 @@ async fn a_client_that_knows_only_the_url_discovers_where_to_authorize() {
     let probe = raw(&api, "GET", "/.well-known/openid-configuration", None, None).await;
     assert_eq!(probe.status, 404);
     assert!(probe.json()["error"].is_string());
+    // A host the server does not allow gets nothing (DNS rebinding): the issuer and resource URIs
+    // are made from the Host, so a foreign one is refused, not echoed.
+    for path in [
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource/mcp/ops",
+        "/oauth/authorize?client_id=x",
+    ] {
+        let allowed = status_with_host(&api, path, &api.base["http://".len()..]).await;
+        assert!(!allowed.contains("this host may not be used"), "{path}: {allowed}");
+        let refused = status_with_host(&api, path, "evil.example").await;
+        assert!(refused.starts_with("HTTP/1.1 400 "), "{path}: {refused}");
+        assert!(refused.contains("this host may not be used"), "{path}: {refused}");
+    }
     // The owner's token still works, and the scoped tokens' 403 is unchanged.
     assert_eq!(tools(&api, "/mcp/ops", TOKEN).await.status, 200);
 }

@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/api/access/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps connected with OAuth, oldest first, never their tokens. */
+        get: operations["grants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes an app's grant: its access and refresh tokens stop working at once. */
+        delete: operations["revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/access/tokens": {
         parameters: {
             query?: never;
@@ -304,6 +338,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pending authorization request, as the consent page shows it, with its CSRF secret. */
+        get: operations["request"];
+        put?: never;
+        /** The owner's answer: Allow (a code goes back to the client) or Deny. */
+        post: operations["answer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/query-log": {
         parameters: {
             query?: never;
@@ -408,6 +460,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description `POST /api/oauth/requests/<id>`. */
+        AnswerBody: {
+            access?: null | components["schemas"]["Level"];
+            /** @description The request's CSRF secret, from the `GET`. */
+            csrf?: string;
+            decision: components["schemas"]["Decision"];
+        };
         /** @description A document that links to the one asked about. */
         Backlink: {
             lines: components["schemas"]["LinkLine"][];
@@ -425,6 +484,23 @@ export interface components {
             /** @description Every agent session among the changes that matched the folder and path, newest first. */
             sessions: string[];
         };
+        /**
+         * @description How a client is known.
+         * @enum {string}
+         */
+        ClientKind: "metadata_document" | "registered";
+        /** @description The client, as the consent page shows it. */
+        ClientView: {
+            id: string;
+            kind: components["schemas"]["ClientKind"];
+            /** @description Whether the client only ever returns to this computer (the page warns then). */
+            localhost_only: boolean;
+            name: string;
+            /** @description The host the approval goes back to (the spec asks that it be shown plainly). */
+            redirect_host: string;
+            redirect_uri: string;
+            uri?: string | null;
+        };
         /** @description A path an undo left as it is, and why. */
         Conflict: {
             path: string;
@@ -436,6 +512,11 @@ export interface components {
             secret: string;
             token: components["schemas"]["TokenView"];
         };
+        /**
+         * @description What the owner pressed.
+         * @enum {string}
+         */
+        Decision: "allow" | "deny";
         /** @description A document deleted. */
         Deleted: {
             path: string;
@@ -582,6 +663,24 @@ export interface components {
             name: string;
             title: string;
         };
+        /** @description A grant as Settings → Access lists it: never a token. */
+        GrantView: {
+            access: components["schemas"]["Level"];
+            client_id: string;
+            client_name: string;
+            /** Format: int64 */
+            created_ms: number;
+            /**
+             * Format: int64
+             * @description When its refresh token runs out unused.
+             */
+            expires_ms?: number | null;
+            id: string;
+            /** Format: int64 */
+            last_used_ms?: number | null;
+            path: string;
+            resource: string;
+        };
         /** @description `ragdown_context`'s settings, as `/api/status` shows them. */
         HookView: {
             max_chars: number;
@@ -706,6 +805,26 @@ export interface components {
             files_total: number;
             running: boolean;
         };
+        /** @description Where the browser goes now. */
+        Redirect: {
+            redirect: string;
+        };
+        /** @description `GET /api/oauth/requests/<id>`. */
+        RequestView: {
+            access: components["schemas"]["Level"];
+            /** @description Whether the endpoint is a folder (or subfolder) with MCP on; `false` with `problem` saying why. */
+            available: boolean;
+            client: components["schemas"]["ClientView"];
+            /** @description To send back with the answer. */
+            csrf: string;
+            /** Format: int64 */
+            expires_ms: number;
+            id: string;
+            /** @description The MCP endpoint asked for (`notes`, `notes/projects`). */
+            path: string;
+            problem?: string | null;
+            resource: string;
+        };
         /**
          * @description What an undo does with a file changed since the entry.
          * @enum {string}
@@ -736,6 +855,10 @@ export interface components {
         Revoked: {
             id: string;
             name: string;
+        };
+        /** @description `DELETE /api/access/grants/<id>`. */
+        RevokedGrant: {
+            revoked: string;
         };
         /** @description `POST /api/doc`. */
         SaveBody: {
@@ -979,6 +1102,96 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    grants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantView"][];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token file cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The grant's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedGrant"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list: {
         parameters: {
             query?: never;
@@ -1923,6 +2136,114 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id, from the consent page's URL */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestView"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired, answered, or never made */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Redirect"];
+                };
+            };
+            /** @description A read request widened, or the folder asked for is gone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid CSRF secret: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired, answered, or never made */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

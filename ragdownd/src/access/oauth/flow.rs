@@ -22,7 +22,7 @@ pub const MAX_REQUESTS: usize = 64;
 pub const MAX_CODES: usize = 256;
 
 /// How a client is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientKind {
     /// Its `client_id` is the https URL of its metadata document.

@@ -48,6 +48,5 @@ describe("unavailable", () => {
     expect(unavailable({ available: false, problem: 'There is no folder "old" with MCP turned on.' })).toBe('There is no folder "old" with MCP turned on.');
     expect(unavailable({ available: false })).toBe("The folder it asks for is not available.");
     expect(unavailable({ available: true, problem: null })).toBeNull();
-    expect(unavailable({})).toBeNull();
   });
 });

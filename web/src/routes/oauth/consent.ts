@@ -38,7 +38,7 @@ export function localhostWarning(client: Pick<ConsentClient, "localhost_only">):
 
 /** Why Allow cannot be pressed (the folder asked for is gone or has MCP off), or null when it can. */
 export function unavailable(request: Pick<ConsentRequest, "available" | "problem">): string | null {
-  return request.available === false ? (request.problem ?? "The folder it asks for is not available.") : null;
+  return !request.available ? (request.problem ?? "The folder it asks for is not available.") : null;
 }
 
 /** What a failed load or answer says: a 404 means expired or answered; anything else is the server's message. */
