@@ -190,6 +190,17 @@ pub(super) struct Loaded {
     flushed_ms: u64,
 }
 
+impl Loaded {
+    /// The later of `was` (the file's last use of the token or grant `id`) and the use noted in
+    /// memory since.
+    pub(super) fn last_used(&self, id: &str, was: Option<u64>) -> Option<u64> {
+        match (was, self.used.get(id)) {
+            (Some(was), Some(&at)) => Some(was.max(at)),
+            (was, at) => was.or(at.copied()),
+        }
+    }
+}
+
 /// The tokens of one server.
 #[derive(Debug)]
 pub struct Store {
@@ -348,9 +359,7 @@ impl Store {
         }
         let mut tokens = loaded.tokens.clone();
         for token in &mut tokens {
-            if let Some(&at) = loaded.used.get(&token.id) {
-                token.last_used_ms = Some(token.last_used_ms.map_or(at, |was| was.max(at)));
-            }
+            token.last_used_ms = loaded.last_used(&token.id, token.last_used_ms);
         }
         Ok(tokens)
     }
@@ -427,14 +436,10 @@ impl Store {
                 .unwrap_or_default();
             let mut loaded = self.loaded.lock();
             for token in &mut file.tokens {
-                if let Some(&at) = loaded.used.get(&token.id) {
-                    token.last_used_ms = Some(token.last_used_ms.map_or(at, |was| was.max(at)));
-                }
+                token.last_used_ms = loaded.last_used(&token.id, token.last_used_ms);
             }
             for grant in &mut file.grants {
-                if let Some(&at) = loaded.used.get(&grant.id) {
-                    grant.last_used_ms = Some(grant.last_used_ms.map_or(at, |was| was.max(at)));
-                }
+                grant.last_used_ms = loaded.last_used(&grant.id, grant.last_used_ms);
             }
             let out = change(&mut file)?;
             file.version = VERSION;

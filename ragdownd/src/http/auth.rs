@@ -132,28 +132,29 @@ fn host_name(authority: &str) -> &str {
     }
 }
 
+/// The request's `Host` header, empty when it has none.
+fn host_header(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
+/// Whether the request's `Host` is one of `hosts` (the whole list, [`allowed_hosts`]).
+fn host_in(headers: &HeaderMap, hosts: &[String]) -> bool {
+    let name = host_name(host_header(headers));
+    hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
+}
+
 /// Whether the request's `Host` is loopback or one of `extra` (the origin is not looked at: the
 /// OAuth endpoints are called from other sites' pages by design).
 pub fn host_allowed(headers: &HeaderMap, extra: &[String]) -> bool {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    allowed_hosts(extra)
-        .iter()
-        .any(|allowed| allowed.eq_ignore_ascii_case(host_name(host)))
+    host_in(headers, &allowed_hosts(extra))
 }
 
 /// Whether `headers` pass the host and origin rules for `hosts`.
 fn host_and_origin_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if !hosts
-        .iter()
-        .any(|allowed| allowed.eq_ignore_ascii_case(host_name(host)))
-    {
+    if !host_in(headers, hosts) {
         return false;
     }
     match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
@@ -163,7 +164,7 @@ fn host_and_origin_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
                 .strip_prefix("http://")
                 .or_else(|| origin.strip_prefix("https://"))
                 .unwrap_or_default();
-            authority.eq_ignore_ascii_case(host)
+            authority.eq_ignore_ascii_case(host_header(headers))
         }
     }
 }

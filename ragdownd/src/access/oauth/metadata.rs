@@ -287,33 +287,20 @@ pub fn parse(body: &[u8], client_id: &str) -> Result<ClientMetadata, String> {
     if doc.client_id.as_deref() != Some(client_id) {
         return Err(bad("its client_id is not its own URL".into()));
     }
-    let name = doc
-        .client_name
-        .map(|n| n.chars().filter(|c| !c.is_control()).take(100).collect::<String>())
-        .filter(|n| !n.trim().is_empty())
-        .ok_or_else(|| bad("it has no client_name".into()))?;
-    if doc.redirect_uris.is_empty() || doc.redirect_uris.len() > redirect::MAX_URIS {
-        return Err(bad(format!("it must list 1 to {} redirect_uris", redirect::MAX_URIS)));
-    }
-    for uri in &doc.redirect_uris {
-        redirect::check(uri).map_err(bad)?;
-    }
+    let name = super::client_name(doc.client_name.as_deref()).ok_or_else(|| bad("it has no client_name".into()))?;
+    redirect::check_all(&doc.redirect_uris).map_err(bad)?;
     if let Some(method) = doc.token_endpoint_auth_method.as_deref().filter(|m| *m != "none") {
         return Err(bad(format!(
             "token_endpoint_auth_method {method:?}: this server takes public clients (none) with PKCE"
         )));
     }
-    if let Some(types) = &doc.grant_types
-        && types.iter().any(|t| t != "authorization_code" && t != "refresh_token")
-    {
-        return Err(bad(
-            "grant_types may hold only authorization_code and refresh_token".into()
-        ));
+    if let Some(types) = &doc.grant_types {
+        super::check_grant_types(types).map_err(bad)?;
     }
     Ok(ClientMetadata {
         client_id: client_id.to_string(),
-        client_name: name.trim().to_string(),
-        client_uri: doc.client_uri.filter(|u| u.starts_with("https://")),
+        client_name: name,
+        client_uri: super::client_uri(doc.client_uri),
         redirect_uris: doc.redirect_uris,
     })
 }

@@ -73,6 +73,27 @@ pub fn level_of(scope: Option<&str>) -> Result<Level, String> {
     Ok(level.unwrap_or(Level::Write))
 }
 
+/// A client's name as the consent page and Settings show it: control characters dropped, at most
+/// 100 characters, trimmed; `None` when nothing is left. Whichever way a client came (a metadata
+/// document, a registration), its name is its own claim and is cleaned the same way.
+pub fn client_name(raw: Option<&str>) -> Option<String> {
+    let name: String = raw?.chars().filter(|c| !c.is_control()).take(100).collect();
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}
+
+/// A client's home page, kept only when it is `https` and at most 2,000 characters.
+pub fn client_uri(raw: Option<String>) -> Option<String> {
+    raw.filter(|u| u.starts_with("https://") && u.len() <= 2_000)
+}
+
+/// Checks the grant types a client says it uses: only `authorization_code` and `refresh_token`.
+pub fn check_grant_types(types: &[String]) -> Result<(), String> {
+    if types.iter().any(|t| t != "authorization_code" && t != "refresh_token") {
+        return Err("grant_types may hold only authorization_code and refresh_token".into());
+    }
+    Ok(())
+}
+
 /// 32 bytes from the operating system's random source, in unpadded base64url, after `prefix`.
 pub fn random_secret(prefix: &str) -> Result<String, getrandom::Error> {
     use base64::Engine;
@@ -99,6 +120,22 @@ mod tests {
         assert!(level_of(Some("read admin")).is_err());
         assert_eq!(scope_of(Level::Read), "read");
         assert_eq!(scope_of(Level::Write), "read write");
+    }
+
+    #[test]
+    fn client_names_and_uris_are_cleaned_alike() {
+        assert_eq!(client_name(Some("  My\u{7}App \n")), Some("MyApp".into()));
+        assert_eq!(client_name(Some(" \t ")), None);
+        assert_eq!(client_name(None), None);
+        assert_eq!(client_name(Some(&"x".repeat(300))).unwrap().len(), 100);
+        assert_eq!(
+            client_uri(Some("https://app.example".into())),
+            Some("https://app.example".into())
+        );
+        assert_eq!(client_uri(Some("http://app.example".into())), None);
+        assert_eq!(client_uri(Some(format!("https://{}", "a".repeat(2_000)))), None);
+        assert!(check_grant_types(&["authorization_code".into(), "refresh_token".into()]).is_ok());
+        assert!(check_grant_types(&["client_credentials".into()]).is_err());
     }
 
     #[test]

@@ -347,9 +347,7 @@ impl Store {
         }
         let mut grants: Vec<GrantRecord> = loaded.grants.iter().filter(|g| !g.dead(now)).cloned().collect();
         for grant in &mut grants {
-            if let Some(&at) = loaded.used.get(&grant.id) {
-                grant.last_used_ms = Some(grant.last_used_ms.map_or(at, |was| was.max(at)));
-            }
+            grant.last_used_ms = loaded.last_used(&grant.id, grant.last_used_ms);
         }
         Ok(grants)
     }

@@ -40,6 +40,14 @@ pub fn check(uri: &str) -> Result<Url, String> {
     }
 }
 
+/// Checks the redirect URIs a client lists: 1 to [`MAX_URIS`], each one [`check`] accepts.
+pub fn check_all(uris: &[String]) -> Result<(), String> {
+    if uris.is_empty() || uris.len() > MAX_URIS {
+        return Err(format!("redirect_uris must list 1 to {MAX_URIS} URIs"));
+    }
+    uris.iter().try_for_each(|uri| check(uri).map(drop))
+}
+
 /// Whether an `http`/`https` URL's host is this computer.
 fn is_loopback(url: &Url) -> bool {
     match url.host() {
@@ -69,9 +77,10 @@ pub fn matches(registered: &[String], presented: &str) -> bool {
     if wanted.set_port(None).is_err() {
         return false;
     }
-    registered.iter().filter_map(|r| Url::parse(r).ok()).any(|mut r| {
-        r.scheme() == "http" && r.set_port(None).is_ok() && r == wanted && presented.starts_with("http://")
-    })
+    registered
+        .iter()
+        .filter_map(|r| Url::parse(r).ok())
+        .any(|mut r| r.scheme() == "http" && r.set_port(None).is_ok() && r == wanted)
 }
 
 /// Whether every URI of a client returns to this computer (the consent page warns then: any app on
@@ -119,6 +128,14 @@ mod tests {
         ] {
             assert!(check(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_client_lists_one_to_ten_good_uris() {
+        assert!(check_all(&["https://app.example/cb".into()]).is_ok());
+        assert!(check_all(&[]).is_err());
+        assert!(check_all(&vec!["https://app.example/cb".to_string(); MAX_URIS + 1]).is_err());
+        assert!(check_all(&["https://app.example/cb".into(), "http://evil.example/cb".into()]).is_err());
     }
 
     #[test]

@@ -156,16 +156,21 @@ pub fn base_url(state: &AppState, headers: &HeaderMap) -> Option<String> {
     Some(format!("http://{}", host.to_ascii_lowercase()))
 }
 
-/// The canonical resource URI of the MCP endpoint `path`.
-pub fn resource_uri(base: &str, path: &FolderPath) -> String {
+/// The MCP endpoint `path` as a URL path (`/mcp/notes/a%20b`), each segment percent-encoded.
+fn endpoint(path: &FolderPath) -> String {
     let segments: Vec<String> = path.to_string().split('/').map(super::encode_segment).collect();
-    format!("{base}/mcp/{}", segments.join("/"))
+    format!("/mcp/{}", segments.join("/"))
 }
 
-/// The protected-resource metadata URL of the MCP endpoint `path`.
+/// The canonical resource URI of the MCP endpoint `path`.
+pub fn resource_uri(base: &str, path: &FolderPath) -> String {
+    format!("{base}{}", endpoint(path))
+}
+
+/// The protected-resource metadata URL of the MCP endpoint `path` (RFC 9728 §3.1: the well-known
+/// name inserted before the resource's path).
 pub fn metadata_uri(base: &str, path: &FolderPath) -> String {
-    let segments: Vec<String> = path.to_string().split('/').map(super::encode_segment).collect();
-    format!("{base}/.well-known/oauth-protected-resource/mcp/{}", segments.join("/"))
+    format!("{base}/.well-known/oauth-protected-resource{}", endpoint(path))
 }
 
 /// The endpoint a resource URI names, when it is one of this server's (`base`): same origin, the

@@ -17,7 +17,9 @@ use serde_json::json;
 use super::{Limit, OAuthError, admit, no_store, resource_path};
 use crate::access::oauth::flow::Redeem;
 use crate::access::oauth::records::RefreshError;
-use crate::access::oauth::{ACCESS_TTL_MS, Issued, level_of, pkce, redirect, scope_of};
+use crate::access::oauth::{
+    ACCESS_TTL_MS, Issued, check_grant_types, client_name, client_uri, level_of, pkce, redirect, scope_of,
+};
 use crate::access::store::now_ms;
 use crate::http::AppState;
 
@@ -39,6 +41,13 @@ fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, OAuthE
         .as_deref()
         .filter(|v| !v.is_empty())
         .ok_or_else(|| OAuthError::new("invalid_request", format!("{name} is required")))
+}
+
+/// Runs token-file work off the async threads; a task that died is a `server_error`.
+async fn off_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, OAuthError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| OAuthError::new("server_error", err.to_string()))
 }
 
 fn tokens(issued: Issued) -> Response {
@@ -91,7 +100,7 @@ async fn exchange(state: &Arc<AppState>, base: &str, form: &TokenForm) -> Result
         Redeem::Again(grant) => {
             if let Some(grant) = grant {
                 let store = state.access.clone();
-                let _ = tokio::task::spawn_blocking(move || store.revoke_grant(&grant)).await;
+                let _ = off_thread(move || store.revoke_grant(&grant)).await;
             }
             return Err(OAuthError::new(
                 "invalid_grant",
@@ -127,9 +136,8 @@ async fn exchange(state: &Arc<AppState>, base: &str, form: &TokenForm) -> Result
     }
     let store = state.access.clone();
     let grant = code.grant.clone();
-    let issued = tokio::task::spawn_blocking(move || store.issue(grant, now_ms()))
-        .await
-        .map_err(|err| OAuthError::new("server_error", err.to_string()))?
+    let issued = off_thread(move || store.issue(grant, now_ms()))
+        .await?
         .map_err(|err| OAuthError::new("server_error", err.to_string()))?;
     state.oauth.flows.redeemed(text, &issued.grant_id);
     tracing::info!(client = %code.grant.client_name, endpoint = %code.grant.path, "an OAuth client connected");
@@ -150,9 +158,7 @@ async fn refresh(state: &Arc<AppState>, base: &str, form: &TokenForm) -> Result<
     };
     let store = state.access.clone();
     let outcome =
-        tokio::task::spawn_blocking(move || store.refresh(&presented, &client_id, access, resource.as_ref(), now_ms()))
-            .await
-            .map_err(|err| OAuthError::new("server_error", err.to_string()))?;
+        off_thread(move || store.refresh(&presented, &client_id, access, resource.as_ref(), now_ms())).await?;
     match outcome {
         Ok(issued) => Ok(tokens(issued)),
         Err(RefreshError::Store(err)) => Err(OAuthError::new("server_error", err.to_string())),
@@ -191,58 +197,30 @@ pub async fn register(State(state): State<Arc<AppState>>, headers: HeaderMap, bo
 }
 
 async fn registered(state: &Arc<AppState>, r: Registration) -> Result<Response, OAuthError> {
-    if r.redirect_uris.is_empty() || r.redirect_uris.len() > redirect::MAX_URIS {
-        return Err(OAuthError::new(
-            "invalid_redirect_uri",
-            format!("redirect_uris must list 1 to {} URIs", redirect::MAX_URIS),
-        ));
-    }
-    for uri in &r.redirect_uris {
-        redirect::check(uri).map_err(|why| OAuthError::new("invalid_redirect_uri", why))?;
-    }
+    redirect::check_all(&r.redirect_uris).map_err(|why| OAuthError::new("invalid_redirect_uri", why))?;
     let grant_types = r
         .grant_types
         .unwrap_or_else(|| vec!["authorization_code".into(), "refresh_token".into()]);
-    if grant_types
-        .iter()
-        .any(|t| t != "authorization_code" && t != "refresh_token")
-    {
-        return Err(invalid_metadata(
-            "grant_types may hold only authorization_code and refresh_token",
-        ));
-    }
+    check_grant_types(&grant_types).map_err(invalid_metadata)?;
     if r.response_types.is_some_and(|types| types.iter().any(|t| t != "code")) {
         return Err(invalid_metadata("response_types may hold only code"));
     }
-    let name: String = r
-        .client_name
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(100)
-        .collect();
-    let name = match name.trim() {
-        "" => "Unnamed app".to_string(),
-        name => name.to_string(),
-    };
-    let uri = r.client_uri.filter(|u| u.starts_with("https://") && u.len() <= 2_000);
+    let name = client_name(r.client_name.as_deref()).unwrap_or_else(|| "Unnamed app".into());
+    let uri = client_uri(r.client_uri);
     let store = state.access.clone();
-    let uris = r.redirect_uris.clone();
-    let (name_kept, uri_kept) = (name.clone(), uri.clone());
-    let record = tokio::task::spawn_blocking(move || store.register_client(name_kept, uri_kept, uris, now_ms()))
-        .await
-        .map_err(|err| OAuthError::new("server_error", err.to_string()))?
+    let record = off_thread(move || store.register_client(name, uri, r.redirect_uris, now_ms()))
+        .await?
         .map_err(|err| invalid_metadata(err.to_string()))?;
     let mut body = json!({
         "client_id": record.client_id,
         "client_id_issued_at": record.created_ms / 1000,
-        "client_name": name,
+        "client_name": record.client_name,
         "redirect_uris": record.redirect_uris,
         "grant_types": grant_types,
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
     });
-    if let Some(uri) = uri {
+    if let Some(uri) = record.client_uri {
         body["client_uri"] = json!(uri);
     }
     Ok(no_store((StatusCode::CREATED, Json(body)).into_response()))
@@ -268,9 +246,9 @@ pub async fn revoke(
         return OAuthError::new("invalid_request", "token is required").into_response();
     };
     let store = state.access.clone();
-    match tokio::task::spawn_blocking(move || store.revoke_token(&token)).await {
+    match off_thread(move || store.revoke_token(&token)).await {
         Ok(Ok(_)) => no_store(StatusCode::OK.into_response()),
         Ok(Err(err)) => OAuthError::new("server_error", err.to_string()).into_response(),
-        Err(err) => OAuthError::new("server_error", err.to_string()).into_response(),
+        Err(died) => died.into_response(),
     }
 }
