@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, after_body};
 use crate::access::oauth::ACCESS_PREFIX;
 use crate::access::store::now_ms;
 use crate::access::{Access, Refusal, secret};
@@ -169,9 +169,8 @@ fn host_and_origin_allowed(headers: &HeaderMap, hosts: &[String]) -> bool {
     }
 }
 
-/// The host and origin check, then the decision: the request with its [`Access`] inside, or the
-/// refusal.
-fn admit(state: &AppState, mut request: Request) -> Result<Request, ApiError> {
+/// The host and origin check, then the decision, put into the request; `Err` is the refusal.
+fn admit(state: &AppState, request: &mut Request) -> Result<(), ApiError> {
     if !host_and_origin_allowed(request.headers(), &allowed_hosts(&state.config.allowed_hosts)) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
@@ -189,26 +188,29 @@ fn admit(state: &AppState, mut request: Request) -> Result<Request, ApiError> {
         return Err(read_token());
     }
     request.extensions_mut().insert(access);
-    Ok(request)
+    Ok(())
 }
 
 /// Middleware of the `/api` routes a scoped token may use (within its folders): host, origin,
-/// then the access decision.
-pub async fn require(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    match admit(&state, request) {
-        Ok(request) => next.run(request).await,
-        Err(refused) => refused.into_response(),
+/// then the access decision. A refusal is answered after the body is read ([`after_body`]).
+pub async fn require(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+    match admit(&state, &mut request) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => after_body(request.into_body(), refused.into_response()).await,
     }
 }
 
 /// Middleware of the owner's `/api` routes (settings, folders, tokens, the query log, undo): as
 /// [`require`], and a scoped token is a 403.
-pub async fn require_owner(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    match admit(&state, request) {
-        Ok(request) if request.extensions().get::<Access>().is_some_and(Access::is_admin) => next.run(request).await,
-        Ok(_) => owner_only().into_response(),
-        Err(refused) => refused.into_response(),
-    }
+pub async fn require_owner(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
+    let refused = match admit(&state, &mut request) {
+        Ok(()) if request.extensions().get::<Access>().is_some_and(Access::is_admin) => {
+            return next.run(request).await;
+        }
+        Ok(()) => owner_only(),
+        Err(refused) => refused,
+    };
+    after_body(request.into_body(), refused.into_response()).await
 }
 
 #[cfg(test)]

@@ -161,6 +161,15 @@ pub async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, Ap
     Ok(Bytes::from(body))
 }
 
+/// `response`, given once the request's `body` has been read and dropped (up to [`DRAIN_BYTES`]).
+/// Every refusal decided before a body is read goes through here: hyper closes a connection whose
+/// request body was left unread when it had not all come with the headers, and a client that
+/// reuses the connection (an OAuth client fetching the metadata a 401 points at) meets a reset.
+pub async fn after_body(body: axum::body::Body, response: Response) -> Response {
+    let _ = read_body(body, 0).await;
+    response
+}
+
 /// A route's query string, refused with a 400 in the API's shape when it does not parse.
 #[derive(Debug)]
 pub struct ApiQuery<T>(pub T);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -27,7 +27,7 @@ use tower::ServiceExt;
 
 use super::AppState;
 use super::auth::{allowed_hosts, decide};
-use super::error::{ApiError, MAX_BODY_BYTES, read_body};
+use super::error::{ApiError, MAX_BODY_BYTES, after_body, read_body};
 use super::oauth::challenge;
 use crate::access::FolderPath;
 use crate::engine::Scope;
@@ -38,37 +38,48 @@ use crate::mcp::RagdownServer;
 /// a human-only folder cannot be told from a missing one.
 const NO_FOLDER: &str = "Not found: no folder with MCP turned on at this path";
 
+/// A refusal decided before the body is read, answered after it ([`after_body`]); boxed, as a
+/// response is large beside the server an `Ok` carries.
+type Refused = Box<Response>;
+
+fn refuse(refusal: impl IntoResponse) -> Refused {
+    Box::new(refusal.into_response())
+}
+
 /// The bare `/mcp`: every MCP folder as one server with `RAGDOWN_ROOT_MCP` (read afresh, so
 /// Settings → Server turns it on and off at once), else a 404 that says what to do.
 pub async fn bare(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let access = match decide(&state, request.headers()) {
-        Ok(access) => access,
-        Err(refused) => return refused.into_response(),
-    };
+    match root_server(&state, request.headers()) {
+        Ok(server) => serve_server(&state, server, request).await,
+        Err(refused) => after_body(request.into_body(), *refused).await,
+    }
+}
+
+/// The root's server for a request with `headers`, or the refusal.
+fn root_server(state: &AppState, headers: &HeaderMap) -> Result<RagdownServer, Refused> {
+    let access = decide(state, headers).map_err(refuse)?;
     // The root spans every folder: the owner's alone; a token is pointed at its own endpoints,
     // and an OAuth token, issued for one endpoint, is not one for this resource (401).
     if access.is_oauth() {
-        return ApiError::new(
+        return Err(refuse(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "Unauthorized: an OAuth access token opens only the MCP endpoint it was issued for",
-        )
-        .into_response();
+        )));
     }
     if !access.is_admin() {
-        return ApiError::new(
+        return Err(refuse(ApiError::new(
             StatusCode::FORBIDDEN,
             format!("{}: use /mcp/<folder>", access.refusal()),
-        )
-        .into_response();
+        )));
     }
     if !state.tools.current().root_mcp {
-        return ApiError::new(StatusCode::NOT_FOUND, "Pick a folder: /mcp/<folder>").into_response();
+        return Err(refuse(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "Pick a folder: /mcp/<folder>",
+        )));
     }
-    let Some(engine) = state.engine() else {
-        return ApiError::loading().into_response();
-    };
-    let server = RagdownServer::root(engine, state.tools.clone(), state.filter.clone());
-    serve_server(&state, server, request).await
+    let engine = state.engine().ok_or_else(|| refuse(ApiError::loading()))?;
+    Ok(RagdownServer::root(engine, state.tools.clone(), state.filter.clone()))
 }
 
 /// `/mcp/<folder>`.
@@ -86,47 +97,49 @@ pub async fn subfolder(
 }
 
 async fn serve_mcp(state: Arc<AppState>, folder: String, rest: String, request: Request) -> Response {
+    match folder_server(&state, &folder, &rest, request.headers()) {
+        Ok(server) => serve_server(&state, server, request).await,
+        Err(refused) => after_body(request.into_body(), *refused).await,
+    }
+}
+
+/// The server of `/mcp/<folder>/<rest>` for a request with `headers`, or the refusal.
+fn folder_server(state: &AppState, folder: &str, rest: &str, headers: &HeaderMap) -> Result<RagdownServer, Refused> {
     let endpoint = FolderPath::parse(&format!("{folder}/{rest}")).ok();
-    let access = match decide(&state, request.headers()) {
-        Ok(access) => access,
-        Err(refused) => return challenge(&state, request.headers(), endpoint, refused),
-    };
+    let access =
+        decide(state, headers).map_err(|refused| refuse(challenge(state, headers, endpoint.clone(), refused)))?;
     // Decided from the path alone, before looking at the disk: the same 403 whether the folder
     // is there or not, so a token learns nothing of folders outside it. An OAuth token elsewhere
     // than its endpoint is a token not issued for this resource: 401 with the challenge, so the
     // client can ask for this one (RFC 6750 §3.1, RFC 8707).
-    if !access.opens_endpoint(&folder, &rest) {
+    if !access.opens_endpoint(folder, rest) {
         if let Some(resource) = access.grant().and_then(|grant| grant.resource.as_ref()) {
             let refused = ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 format!("Unauthorized: this token was issued for the endpoint /mcp/{resource} only"),
             );
-            return challenge(&state, request.headers(), endpoint, refused);
+            return Err(refuse(challenge(state, headers, endpoint, refused)));
         }
-        return ApiError::new(StatusCode::FORBIDDEN, access.refusal()).into_response();
+        return Err(refuse(ApiError::new(StatusCode::FORBIDDEN, access.refusal())));
     }
+    let not_found = || refuse(ApiError::new(StatusCode::NOT_FOUND, NO_FOLDER));
     let docs_dir = &state.config.docs_dir;
-    let Some(found) = folders::get(docs_dir, &folder).filter(|f| f.mcp) else {
-        return ApiError::new(StatusCode::NOT_FOUND, NO_FOLDER).into_response();
-    };
+    let found = folders::get(docs_dir, folder).filter(|f| f.mcp).ok_or_else(not_found)?;
     let sub = rest.trim_matches('/');
     // Through the one path check: every segment a real folder, none a symlink, dot or `..`.
     let real_subfolder = || {
         sub.split('/').all(|s| !s.is_empty() && s != ".")
-            && crate::documents::Root::new(docs_dir, &folder)
+            && crate::documents::Root::new(docs_dir, folder)
                 .join(sub)
                 .is_ok_and(|root| root.exists_as_dir())
     };
     if !sub.is_empty() && !real_subfolder() {
-        return ApiError::new(StatusCode::NOT_FOUND, NO_FOLDER).into_response();
+        return Err(not_found());
     }
-    let Some(engine) = state.engine() else {
-        return ApiError::loading().into_response();
-    };
+    let engine = state.engine().ok_or_else(|| refuse(ApiError::loading()))?;
     let scope = Scope::folder(engine, &found, sub);
     let (tools, filter) = state.tools_for(&access);
-    let server = RagdownServer::new(scope, tools, filter).with_token(access.token_name());
-    serve_server(&state, server, request).await
+    Ok(RagdownServer::new(scope, tools, filter).with_token(access.token_name()))
 }
 
 /// A POST's body read and checked before the MCP service sees it: past [`MAX_BODY_BYTES`] a 413;

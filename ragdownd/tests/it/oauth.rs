@@ -651,3 +651,54 @@ async fn registration_is_rate_limited() {
     assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 10, "{statuses:?}");
     assert_eq!(statuses.last(), Some(&429));
 }
+
+/// Sends a POST to `path` without a token, its body in a second write after the headers (as a
+/// client under load does), reads the refusal, then asks for the authorization-server metadata
+/// on the same connection: both status lines ("closed" when the connection was closed).
+async fn refusal_then_reuse(api: &Api, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let addr = api.base.trim_start_matches("http://").to_string();
+    let host = addr.clone();
+    let path = path.to_string();
+    tokio::task::spawn_blocking(move || {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stream.write_all(body.as_bytes()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut buffer = [0u8; 65536];
+        let n = stream.read(&mut buffer).unwrap();
+        let first = String::from_utf8_lossy(&buffer[..n]).lines().next().unwrap_or_default().to_string();
+        let again = format!("GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        let second = match stream.write_all(again.as_bytes()) {
+            Err(_) => "closed".to_string(),
+            Ok(()) => match stream.read(&mut buffer) {
+                Ok(0) | Err(_) => "closed".to_string(),
+                Ok(n) => String::from_utf8_lossy(&buffer[..n]).lines().next().unwrap_or_default().to_string(),
+            },
+        };
+        (first, second)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_may_reuse_its_connection_after_a_refusal() {
+    // An OAuth client's first POST is refused before its body is read; it then fetches the
+    // metadata on the same pooled connection. Left unread, a body that came after the headers
+    // made the server close the connection, and the client met a reset (seen in CI as the Python
+    // SDK's httpx.ReadError).
+    let api = Api::start(&[]).await;
+    for path in ["/mcp/ops", "/mcp", "/api/doc"] {
+        let (first, second) = refusal_then_reuse(&api, path).await;
+        assert!(first.starts_with("HTTP/1.1 401"), "{path}: {first}");
+        assert!(second.starts_with("HTTP/1.1 200"), "{path}: then {second}");
+    }
+}
