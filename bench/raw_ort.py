@@ -33,6 +33,10 @@ def main():
     parser.add_argument("--prefix", default="",
                         help="prepended to every text, as embedd prepends the model's document prefix "
                              "(multilingual-e5-small: 'passage: ')")
+    parser.add_argument("--extra", default="",
+                        help="a JSON array of more texts embedded in the same pass, not counted as "
+                             "chunks: the breadcrumbs ragdownd also embeds for a model with a heading "
+                             "weight (embedd-load --dump-headings)")
     parser.add_argument("--large", type=int, default=10_000,
                         help="also this many chunks (copies of the corpus); 0 or the corpus's size: none")
     parser.add_argument("--runs", type=int, default=3)
@@ -42,6 +46,7 @@ def main():
     args = parser.parse_args()
 
     texts = [args.prefix + text for text in json.load(open(args.chunks))]
+    extra = [args.prefix + text for text in json.load(open(args.extra))] if args.extra else []
     tokenizer = Tokenizer.from_file(os.path.join(args.model_dir, "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=args.max_length)
@@ -97,14 +102,14 @@ def main():
         for t in threads:
             t.join()
     corpora = [(f"raw-ort-{args.corpus}-{len(texts)}", texts)]
-    if args.large > 0 and args.large != len(texts):
+    if args.large > 0 and args.large != len(texts) and not extra:
         large = (texts * (args.large // len(texts) + 1))[: args.large]
         corpora.append((f"raw-ort-{args.corpus}-{len(large)}", large))
     for name, corpus in corpora:
         best = None
         for _ in range(args.runs):
             started = time.perf_counter()
-            encoded = [e.ids for e in tokenizer.encode_batch(corpus)]
+            encoded = [e.ids for e in tokenizer.encode_batch(corpus + extra)]
             order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
             batches = [[encoded[i] for i in order[start : start + args.batch]]
                        for start in range(0, len(order), args.batch)]
@@ -124,6 +129,7 @@ def main():
             "sessions": args.sessions,
             "batch": args.batch,
             "chunks": len(corpus),
+            "extra_texts": len(extra),
             "tokens": real,
             "runs": args.runs,
             "best_seconds": round(seconds, 3),

@@ -31,7 +31,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 "$BIN/ragdown-bench" corpus --out "$WORK/runbooks" >/dev/null
 rm "$WORK/runbooks/questions.json"
-"$BIN/embedd-load" --dump-chunks "$WORK/chunks.json"
+"$BIN/embedd-load" --dump-chunks "$WORK/chunks.json" --dump-headings "$WORK/headings.json"
 
 CORES=$(nproc)
 DEFAULT_SESSIONS=$((CORES < 4 ? CORES : 4))
@@ -73,19 +73,25 @@ if sys.argv[6] == "default":
 print(json.dumps(row))' "$model" "$threads" "$sessions" "$cmd" "$DAY" "$kind" | tee -a "$OUT"
     log "raw ONNX Runtime: $model, $threads thread(s), $sessions session(s)"
     # The model's document prefix and length limit, as embedd applies them (embedd/src/registry.rs).
+    # A model with a heading weight also embeds each section's breadcrumb (ragdownd's
+    # index::vectors): the same work for raw ONNX Runtime.
     case "$model" in
-        multilingual-e5-small) prefix="passage: " max_length=512 ;;
-        *) prefix="" max_length=256 ;;
+        multilingual-e5-small) prefix="passage: " max_length=512 extra=(--extra "$WORK/headings.json") ;;
+        *) prefix="" max_length=256 extra=() ;;
     esac
     "$VPY" "$ROOT/bench/raw_ort.py" --chunks "$WORK/chunks.json" --model-dir "$RAGDOWN_MODELS/$model" \
-        --prefix "$prefix" --max-length "$max_length" --threads "$threads" --sessions "$sessions" --runs "$RUNS" --batch 8 --large 210 \
+        --prefix "$prefix" --max-length "$max_length" "${extra[@]}" --threads "$threads" --sessions "$sessions" --runs "$RUNS" --batch 8 --large 210 \
         --label "reindex-$model-$threads-$sessions" | "$PYTHON" -c '
 import json, sys
 for line in sys.stdin:
     r = json.loads(line)
     if r.get("workload") != "raw-ort-runbooks-210":
         continue
-    print(json.dumps({"what": "raw ONNX Runtime (Python), sorted batches of 8", "model": sys.argv[1],
+    what = "raw ONNX Runtime (Python), sorted batches of 8"
+    extra = r.get("extra_texts")
+    if extra:
+        what += f", with the {extra} breadcrumbs"
+    print(json.dumps({"what": what, "model": sys.argv[1],
                   "threads": int(sys.argv[2]), "sessions": int(sys.argv[3]), "chunks": r["chunks"],
                   "chunks_per_s": r["chunks_per_s"],
                   "command": f"bench/raw_ort.py --batch 8 --threads {sys.argv[2]} --sessions {sys.argv[3]}",

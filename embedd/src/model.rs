@@ -187,6 +187,7 @@ pub fn spec_for_dir(dir: &Path) -> Result<&'static ModelSpec, EmbedError> {
             min_score: None,
             unrelated_score: None,
             min_ratio: None,
+            heading_weight: None,
         })));
     }
     let named = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();

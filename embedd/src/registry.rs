@@ -53,6 +53,10 @@ pub struct ModelSpec {
     /// The hook's share of the best hit's cosine a hit needs, measured on the runbook benchmark;
     /// `None` when it has not been (callers then use [`DEFAULT_MIN_RATIO`]).
     pub min_ratio: Option<f32>,
+    /// How much of the embedding of a section's heading path is added to the embedding of its
+    /// text before the sum is stored (ragdownd's `index::vectors`); `None` stores the text's
+    /// alone. Measured per model: it sharpens a model whose long passages blur their topic.
+    pub heading_weight: Option<f32>,
 }
 
 /// The hook floor for a model nobody measured: 0.8, granite-small's floor (the default model).
@@ -95,6 +99,13 @@ const E5_SMALL_UNRELATED_SCORE: f32 = 0.844;
 /// same 92.9% at 2.53), nothing off-topic.
 const E5_SMALL_MIN_RATIO: f32 = 0.96;
 
+/// multilingual-e5-small's heading weight: `ragdown-bench multilingual` and `ragdown-bench
+/// retrieval` at 0, 0.5, 0.7 and 1 (bench/results/2026-12-05-multilingual-heading-vectors.md).
+/// At 0.5, English questions about CJK sections 0.56 → 0.63 top-1 and Japanese ones 0.74 → 0.81,
+/// Chinese and Korean unchanged, the English runbook set 84.3% → 83.8% (one question); at 1 the
+/// runbook set falls to 80.5%, its sections' shared headings outweighing their text.
+const E5_SMALL_HEADING_WEIGHT: f32 = 0.5;
+
 /// Every model ragdown can download and run by name.
 pub const KNOWN_MODELS: &[ModelSpec] = &[
     ModelSpec {
@@ -113,6 +124,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         // A sweep on the runbook benchmark: recall is flat from 0.96 down, and 0.95 sits one step
         // below the knee.
         min_ratio: Some(0.95),
+        heading_weight: None,
     },
     ModelSpec {
         name: "bge-small",
@@ -128,6 +140,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(0.7),
         unrelated_score: Some(0.6),
         min_ratio: None,
+        heading_weight: None,
     },
     ModelSpec {
         name: "embeddinggemma",
@@ -144,6 +157,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(0.6),
         unrelated_score: Some(0.53),
         min_ratio: None,
+        heading_weight: None,
     },
     ModelSpec {
         name: "minilm",
@@ -159,6 +173,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(MINILM_MIN_SCORE),
         unrelated_score: Some(MINILM_UNRELATED_SCORE),
         min_ratio: Some(MINILM_MIN_RATIO),
+        heading_weight: None,
     },
     ModelSpec {
         name: "minilm-fp32",
@@ -181,6 +196,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(MINILM_MIN_SCORE),
         unrelated_score: Some(MINILM_UNRELATED_SCORE),
         min_ratio: Some(MINILM_MIN_RATIO),
+        heading_weight: None,
     },
     ModelSpec {
         name: "multilingual-e5-small",
@@ -199,6 +215,7 @@ pub const KNOWN_MODELS: &[ModelSpec] = &[
         min_score: Some(E5_SMALL_MIN_SCORE),
         unrelated_score: Some(E5_SMALL_UNRELATED_SCORE),
         min_ratio: Some(E5_SMALL_MIN_RATIO),
+        heading_weight: Some(E5_SMALL_HEADING_WEIGHT),
     },
 ];
 

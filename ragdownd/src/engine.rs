@@ -142,7 +142,7 @@ impl Engine {
             .map_err(|e| EngineError::DataDir(socket.clone(), e))?;
         let is_primary = matches!(claim, primary::Claim::Primary(..));
         let meta_path = options.data_dir.join("meta.json");
-        let current = IndexMeta::current(embedder.index_name(), &embedder.fingerprint(), embedder.dim());
+        let current = IndexMeta::current(embedder.as_ref());
         let stored = IndexMeta::read(&meta_path);
         let rebuild = match is_primary {
             true => needs_rebuild(&options.data_dir, stored.as_ref(), &current),

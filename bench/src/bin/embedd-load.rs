@@ -20,6 +20,7 @@ use embedd::model::{Encoder, TextKind};
 use futures::StreamExt;
 use proto::embedd_v1 as pb;
 use proto::embedd_v1::embedder_client::EmbedderClient;
+use ragdownd::markdown::Document;
 use serde_json::json;
 use tonic::transport::Channel;
 
@@ -61,14 +62,18 @@ struct Args {
     /// bench/raw_ort.py, which embeds the same texts with Python ONNX Runtime).
     #[arg(long)]
     dump_chunks: Option<PathBuf>,
+    /// With --dump-chunks: also write the distinct breadcrumbs, which ragdownd embeds beside
+    /// the chunks for a model with a heading weight (multilingual-e5-small), to this file.
+    #[arg(long, requires = "dump_chunks")]
+    dump_headings: Option<PathBuf>,
     /// Use the Markdown files under this directory (e.g. examples/vault) as the corpus instead of
     /// the generated runbooks.
     #[arg(long)]
     docs: Option<PathBuf>,
 }
 
-/// The chunks of every `.md` file under `dir`, as ragdownd embeds them, in path order.
-fn docs_chunks(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+/// Every `.md` file under `dir`, chunked as ragdownd chunks it, in path order.
+fn docs_documents(dir: &std::path::Path) -> anyhow::Result<Vec<Document>> {
     fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for entry in std::fs::read_dir(dir)? {
             let path = entry?.path();
@@ -83,29 +88,45 @@ fn docs_chunks(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
     let mut files = Vec::new();
     walk(dir, &mut files).with_context(|| dir.display().to_string())?;
     files.sort();
-    let mut chunks = Vec::new();
+    let mut documents = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).with_context(|| file.display().to_string())?;
         let relative = file.strip_prefix(dir).unwrap_or(&file).to_string_lossy().into_owned();
-        let document = ragdownd::markdown::chunk_document(&relative, &text);
-        for chunk in &document.chunks {
-            chunks.push(ragdownd::markdown::embedding_text(&document.title, chunk));
-        }
+        documents.push(ragdownd::markdown::chunk_document(&relative, &text));
     }
-    Ok(chunks)
+    Ok(documents)
 }
 
-/// The runbook corpus's chunks, as ragdownd embeds them.
-fn runbook_chunks() -> Vec<String> {
-    let corpus = bench::corpus::generate();
-    let mut chunks = Vec::new();
-    for doc in &corpus.docs {
-        let document = ragdownd::markdown::chunk_document(&format!("{}.md", doc.slug), &doc.markdown);
-        for chunk in &document.chunks {
-            chunks.push(ragdownd::markdown::embedding_text(&document.title, chunk));
-        }
-    }
-    chunks
+/// The runbook corpus, chunked as ragdownd chunks it.
+fn runbook_documents() -> Vec<Document> {
+    bench::corpus::generate()
+        .docs
+        .iter()
+        .map(|doc| ragdownd::markdown::chunk_document(&format!("{}.md", doc.slug), &doc.markdown))
+        .collect()
+}
+
+/// Each chunk as ragdownd embeds it.
+fn chunk_texts(documents: &[Document]) -> Vec<String> {
+    documents
+        .iter()
+        .flat_map(|d| d.chunks.iter().map(|c| ragdownd::markdown::embedding_text(&d.title, c)))
+        .collect()
+}
+
+/// The distinct breadcrumbs a model with a heading weight also embeds (ragdownd's
+/// `index::vectors`), in first-appearance order.
+fn breadcrumbs(documents: &[Document]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    documents
+        .iter()
+        .flat_map(|d| {
+            d.chunks
+                .iter()
+                .map(|c| ragdownd::markdown::breadcrumb(&d.title, &c.heading))
+        })
+        .filter(|crumb| seen.insert(crumb.clone()))
+        .collect()
 }
 
 #[derive(Clone)]
@@ -209,16 +230,20 @@ fn round(value: f64, digits: i32) -> f64 {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let (corpus_name, small) = match &args.docs {
+    let (corpus_name, documents) = match &args.docs {
         Some(dir) => {
             let name = dir
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            (name, docs_chunks(dir)?)
+            (name, docs_documents(dir)?)
         }
-        None => ("runbooks".to_string(), runbook_chunks()),
+        None => ("runbooks".to_string(), runbook_documents()),
     };
+    let small = chunk_texts(&documents);
+    if let Some(path) = &args.dump_headings {
+        std::fs::write(path, serde_json::to_string(&breadcrumbs(&documents))?)?;
+    }
     if let Some(path) = &args.dump_chunks {
         std::fs::write(path, serde_json::to_string(&small)?)?;
         return Ok(());

@@ -33,6 +33,11 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn multilingual(&self) -> Option<bool> {
         None
     }
+    /// How much of a section's heading path's embedding its stored vector adds to its text's
+    /// ([`crate::index::vectors`]): the model's measured weight; `None` for the text's alone.
+    fn heading_weight(&self) -> Option<f32> {
+        None
+    }
     /// The hook's ratio gate for this embedder (its measured MIN_RATIO, or 0.95 unmeasured).
     fn min_ratio(&self) -> f32 {
         embedd::registry::DEFAULT_MIN_RATIO
@@ -86,6 +91,10 @@ impl Embedder for LocalEmbedder {
 
     fn min_ratio(&self) -> f32 {
         self.spec().min_ratio.unwrap_or(embedd::registry::DEFAULT_MIN_RATIO)
+    }
+
+    fn heading_weight(&self) -> Option<f32> {
+        self.spec().heading_weight
     }
 
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {

@@ -522,6 +522,10 @@ impl Embedder for RemoteEmbedder {
         self.inner.spec.map(|spec| spec.multilingual)
     }
 
+    fn heading_weight(&self) -> Option<f32> {
+        self.inner.spec.and_then(|spec| spec.heading_weight)
+    }
+
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
         Box::pin(async move {
             let live = self.inner.workers.iter().filter(|w| w.health() == Health::Up).count();

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::terms::TEXT_RULE;
+use crate::embed::Embedder;
 use crate::markdown::chunker::CHUNKER_VERSION;
 
 /// Bumped whenever the table's columns or their meaning change (7: tables embedded row by row).
@@ -29,18 +30,23 @@ pub struct IndexMeta {
     /// ([`super::terms::TEXT_RULE`]); 0 in a `meta.json` written before there was one.
     #[serde(default)]
     pub text_rule: u32,
+    /// How the vectors were made ([`super::vectors::recipe`]); empty, and left out of the file,
+    /// for the text's embedding alone, as every index before there was a choice.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub vectors: String,
 }
 
 impl IndexMeta {
     /// The meta the running configuration would write.
-    pub fn current(embedder: &str, fingerprint: &str, dim: usize) -> Self {
+    pub fn current(embedder: &dyn Embedder) -> Self {
         Self {
-            embedder: embedder.into(),
-            fingerprint: fingerprint.into(),
-            dim,
+            embedder: embedder.index_name().into(),
+            fingerprint: embedder.fingerprint(),
+            dim: embedder.dim(),
             chunker_version: CHUNKER_VERSION,
             index_version: INDEX_VERSION,
             text_rule: TEXT_RULE,
+            vectors: super::vectors::recipe(embedder.heading_weight()),
         }
     }
 
@@ -78,13 +84,15 @@ impl IndexMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embed::hash::HashEmbedder;
+    use crate::index::vectors::tests::Weighted;
 
     #[test]
     fn round_trips_and_a_corrupt_file_reads_as_missing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("meta.json");
         assert_eq!(IndexMeta::read(&path), None);
-        let meta = IndexMeta::current("hash-384", "hash-384", 384);
+        let meta = IndexMeta::current(&HashEmbedder);
         meta.write(&path).unwrap();
         assert_eq!(IndexMeta::read(&path), Some(meta));
         std::fs::write(&path, "{not json").unwrap();
@@ -95,7 +103,7 @@ mod tests {
     fn a_meta_from_before_the_text_rule_reads_as_rule_0_with_the_same_vectors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("meta.json");
-        let current = IndexMeta::current("hash-384", "hash-384", 384);
+        let current = IndexMeta::current(&HashEmbedder);
         let mut old = serde_json::to_value(&current).unwrap();
         old.as_object_mut().unwrap().remove("text_rule");
         std::fs::write(&path, old.to_string()).unwrap();
@@ -103,7 +111,34 @@ mod tests {
         assert_eq!(read.text_rule, 0);
         assert_ne!(read, current);
         assert!(read.same_vectors(&current));
-        let other = IndexMeta::current("tiny-8", "tiny-8", 8);
+        let other = IndexMeta {
+            embedder: "tiny-8".into(),
+            fingerprint: "tiny-8".into(),
+            dim: 8,
+            ..current.clone()
+        };
         assert!(!read.same_vectors(&other));
+    }
+
+    #[test]
+    fn vectors_made_with_a_heading_weight_are_not_the_texts_alone() {
+        let plain = IndexMeta::current(&HashEmbedder);
+        assert_eq!(plain.vectors, "");
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(
+            !text.contains("vectors"),
+            "left out when empty, as before there was a choice: {text}"
+        );
+        let weighted = IndexMeta::current(&Weighted {
+            weight: Some(0.5),
+            ..Weighted::default()
+        });
+        assert_eq!(weighted.vectors, "text+0.5*heading");
+        assert!(!plain.same_vectors(&weighted), "an index of the text alone is rebuilt");
+        let half = IndexMeta {
+            vectors: "text+1*heading".into(),
+            ..weighted.clone()
+        };
+        assert!(!half.same_vectors(&weighted), "and one made with another weight");
     }
 }

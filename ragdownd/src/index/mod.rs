@@ -16,4 +16,5 @@ pub mod scan;
 pub mod store;
 pub mod sync;
 pub mod terms;
+pub mod vectors;
 pub mod watch;

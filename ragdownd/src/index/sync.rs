@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use embedd::TextKind;
 use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
@@ -555,13 +554,17 @@ impl Shared {
 
     /// Embeds a group of files into rows; the caller replaces them with one delete and one add.
     async fn embed_group(&self, files: Vec<Changed>) -> Result<(Vec<String>, Vec<ChunkRow>), SyncError> {
-        let mut texts = Vec::new();
-        for file in &files {
-            for chunk in &file.document.chunks {
-                texts.push(chunker::embedding_text(&file.document.title, chunk));
-            }
-        }
-        let vectors = self.embedder.embed(texts, TextKind::Document).await?;
+        let sections: Vec<super::vectors::Section<'_>> = files
+            .iter()
+            .flat_map(|file| {
+                file.document
+                    .chunks
+                    .iter()
+                    .map(|chunk| (file.document.title.as_str(), chunk))
+            })
+            .collect();
+        let vectors = super::vectors::embed_sections(self.embedder.as_ref(), &sections).await?;
+        drop(sections);
         let mut vectors = vectors.into_iter();
         let mut rows = Vec::new();
         let mut paths = Vec::new();
