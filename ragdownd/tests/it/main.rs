@@ -12,6 +12,7 @@ mod context;
 mod context_rules;
 mod dense;
 mod faults;
+mod heading_vectors;
 mod health;
 mod history;
 mod hostile;
