@@ -5,44 +5,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use embedd::TextKind;
-use futures::future::BoxFuture;
 use ragdownd::embed::hash::{HashEmbedder, hash_vector};
-use ragdownd::embed::{EmbedError, Embedder, SharedEmbedder};
+use ragdownd::embed::{Embedder, SharedEmbedder};
 use ragdownd::engine::Engine;
 use ragdownd::index::scan::Layout;
 use ragdownd::markdown;
 use ragdownd::search::{self, SearchRequest};
 
-use crate::support::{docs, open_engine};
-
-/// The hash embedder, with a heading weight as multilingual-e5-small's entry has.
-#[derive(Debug)]
-struct HashWithHeadings;
-
-impl Embedder for HashWithHeadings {
-    fn index_name(&self) -> &str {
-        HashEmbedder.index_name()
-    }
-    fn fingerprint(&self) -> String {
-        HashEmbedder.fingerprint()
-    }
-    fn dim(&self) -> usize {
-        HashEmbedder.dim()
-    }
-    fn min_score(&self) -> f32 {
-        HashEmbedder.min_score()
-    }
-    fn unrelated_score(&self) -> Option<f32> {
-        None
-    }
-    fn heading_weight(&self) -> Option<f32> {
-        Some(0.5)
-    }
-    fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
-        HashEmbedder.embed(texts, kind)
-    }
-}
+use crate::support::{CountingHash, docs, open_engine};
 
 async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
     let engine = open_engine(docs, data, Layout::Single, embedder).await;
@@ -96,14 +66,20 @@ async fn an_index_made_without_heading_vectors_is_rebuilt_with_them() {
     assert!((plain - dot(&q, &text)).abs() < 2e-3, "the text's own vector: {plain}");
 
     // The same files, unchanged, opened by a model with a heading weight.
-    let engine = open(docs.path(), data.path(), Arc::new(HashWithHeadings)).await;
+    let weighted = Arc::new(CountingHash::with_heading_weight(0.5));
+    let engine = open(docs.path(), data.path(), weighted.clone()).await;
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(data.path().join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["vectors"], "text+0.5*heading");
     let mixed: Vec<f32> = text.iter().zip(&crumb).map(|(t, h)| t + 0.5 * h).collect();
     let norm = dot(&mixed, &mixed).sqrt();
     let expected = dot(&q, &mixed) / norm;
-    let leaning = similarity(&engine, &HashWithHeadings, query).await;
+    assert_eq!(
+        weighted.documents(),
+        2,
+        "the section's text and its breadcrumb, embedded again"
+    );
+    let leaning = similarity(&engine, weighted.as_ref(), query).await;
     assert!(
         (leaning - expected).abs() < 2e-3,
         "re-embedded with the breadcrumb: {leaning}, expected {expected} (the old vector gave {plain})"

@@ -14,14 +14,24 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// The hash embedder, counting the document texts it embeds and the times a sync lets it rest.
+/// The hash embedder, counting the document texts it embeds and the times a sync lets it rest;
+/// with a heading weight, as multilingual-e5-small's registry entry has, when one is given.
 #[derive(Debug, Default)]
 pub struct CountingHash {
     documents: AtomicUsize,
     rests: AtomicUsize,
+    heading_weight: Option<f32>,
 }
 
 impl CountingHash {
+    /// One whose sections' vectors lean toward their breadcrumbs by `weight`.
+    pub fn with_heading_weight(weight: f32) -> Self {
+        Self {
+            heading_weight: Some(weight),
+            ..Self::default()
+        }
+    }
+
     /// Document texts embedded so far (queries are not counted).
     pub fn documents(&self) -> usize {
         self.documents.load(Ordering::SeqCst)
@@ -48,6 +58,9 @@ impl Embedder for CountingHash {
     }
     fn unrelated_score(&self) -> Option<f32> {
         None
+    }
+    fn heading_weight(&self) -> Option<f32> {
+        self.heading_weight
     }
     fn embed<'a>(&'a self, texts: Vec<String>, kind: TextKind) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>> {
         if kind == TextKind::Document {
