@@ -83,20 +83,22 @@ const MINILM_UNRELATED_SCORE: f32 = 0.24;
 /// off-topic injection).
 const MINILM_MIN_RATIO: f32 = 0.76;
 
-/// multilingual-e5-small's hook floor: `ragdown-bench calibrate --embedder multilingual-e5-small`
-/// (bench/results/2026-12-03-calibrate-multilingual-e5-small.json; the build of
+/// multilingual-e5-small's hook floor, measured on its heading vectors (2026-12-05):
+/// `ragdown-bench calibrate --embedder multilingual-e5-small`
+/// (bench/results/2026-12-05-calibrate-multilingual-e5-small.json; the build of
 /// `scripts/install-model.sh`) puts the 10th percentile of the runbook questions' best-hit cosine
-/// at 0.860 and the strongest off-topic prompt at 0.843: e5's cosines sit high and close (off-topic
-/// median 0.803), so the gap is 0.017 wide, and 0.85 sits in its middle. `bench/hook.sh`
-/// (bench/results/2026-12-03-hook-multilingual-e5-small.json): at 0.85 no off-topic prompt injects
-/// anything, at 0.84 one does (3 chunks) and at 0.8 (the default floor) six do.
-const E5_SMALL_MIN_SCORE: f32 = 0.85;
-/// The strongest off-topic prompt's score for multilingual-e5-small, rounded up to three decimals
-/// (two would reach the floor itself).
-const E5_SMALL_UNRELATED_SCORE: f32 = 0.844;
-/// multilingual-e5-small's ratio gate: the same `bench/hook.sh` run. With the floor at 0.85, recall
-/// stops rising at 0.96: 92.9% of answering sections injected at 2.37 chunks a prompt (0.95: the
-/// same 92.9% at 2.53), nothing off-topic.
+/// at 0.876 and the strongest off-topic prompt at 0.864: e5's cosines sit high and close (off-topic
+/// median 0.821), so the gap is 0.012 wide, and 0.87 sits in its middle. `bench/hook.sh`
+/// (bench/results/2026-12-05-hook-multilingual-e5-small.json): from 0.865 up no off-topic prompt
+/// injects anything, at 0.86 one does and at 0.85 (the floor before the heading vectors) two do.
+/// Before them: 0.85, between 0.843 and 0.860 (bench/results/2026-12-03-*).
+const E5_SMALL_MIN_SCORE: f32 = 0.87;
+/// The strongest off-topic prompt's score for multilingual-e5-small, rounded up to three decimals.
+const E5_SMALL_UNRELATED_SCORE: f32 = 0.865;
+/// multilingual-e5-small's ratio gate: the same `bench/hook.sh` run. With the floor at 0.87, recall
+/// stops rising at 0.96: 91.0% of answering sections injected at 2.51 chunks a prompt (0.95: the
+/// same 91.0% at 2.60), nothing off-topic; a floor of 0.865 would inject 94.8% at 2.83 with the
+/// strongest off-topic prompt 0.001 under it.
 const E5_SMALL_MIN_RATIO: f32 = 0.96;
 
 /// multilingual-e5-small's heading weight: `ragdown-bench multilingual` and `ragdown-bench
