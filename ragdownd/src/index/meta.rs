@@ -1,8 +1,8 @@
 //! `meta.json`: what the index was built with. A difference from the running configuration in
-//! the embedder, chunker or index version means the stored vectors or chunks are not comparable,
-//! and the index is rebuilt; a difference in the text rule alone means only `search_text` and the
-//! full-text index are out of date, and they are rewritten without re-embedding
-//! ([`super::retext`]).
+//! the embedder, the vectors' recipe ([`super::vectors`]), the chunker or the index version means
+//! the stored vectors or chunks are not comparable, and the index is rebuilt; a difference in the
+//! text rule alone means only `search_text` and the full-text index are out of date, and they are
+//! rewritten without re-embedding ([`super::retext`]).
 
 use std::io::Write;
 use std::path::Path;
