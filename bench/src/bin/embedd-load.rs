@@ -20,6 +20,7 @@ use embedd::model::{Encoder, TextKind};
 use futures::StreamExt;
 use proto::embedd_v1 as pb;
 use proto::embedd_v1::embedder_client::EmbedderClient;
+use ragdownd::index::vectors::Section;
 use ragdownd::markdown::Document;
 use serde_json::json;
 use tonic::transport::Channel;
@@ -114,19 +115,14 @@ fn chunk_texts(documents: &[Document]) -> Vec<String> {
         .collect()
 }
 
-/// The distinct breadcrumbs a model with a heading weight also embeds (ragdownd's
-/// `index::vectors`), in first-appearance order.
+/// The distinct breadcrumbs a model with a heading weight also embeds, as ragdownd's
+/// `index::vectors` picks them, in first-appearance order.
 fn breadcrumbs(documents: &[Document]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    documents
+    let sections: Vec<Section<'_>> = documents
         .iter()
-        .flat_map(|d| {
-            d.chunks
-                .iter()
-                .map(|c| ragdownd::markdown::breadcrumb(&d.title, &c.heading))
-        })
-        .filter(|crumb| seen.insert(crumb.clone()))
-        .collect()
+        .flat_map(|d| d.chunks.iter().map(|c| (d.title.as_str(), c)))
+        .collect();
+    ragdownd::index::vectors::breadcrumbs(&sections).0
 }
 
 #[derive(Clone)]

@@ -1,10 +1,11 @@
 //! What a section's stored vector is.
 //!
 //! For most models, the embedding of its text (breadcrumb first, [`chunker::embedding_text`]).
-//! For a model whose registry entry sets `heading_vectors`, the normalised sum of that and the
-//! embedding of its breadcrumb alone: a short, pure statement of what the section is about, which
-//! a long body dilutes. A query's cosine with the sum is the mean of its cosines with the two, up
-//! to one norm per section, so nothing downstream changes: one vector per row, one dense scan.
+//! For a model whose registry entry sets a `heading_weight` w, the normalised sum of that and w
+//! times the embedding of its breadcrumb alone: a short, pure statement of what the section is
+//! about, which a long body dilutes. A query's cosine with the sum is the weighted mean of its
+//! cosines with the two, up to one norm per section, so nothing downstream changes: one vector per
+//! row, one dense scan.
 //!
 //! Measured on the CJK documentation set (`ragdown-bench multilingual`, multilingual-e5-small at
 //! weight 0.5): top-1 on English questions about CJK sections 0.56 → 0.63 and on Japanese ones
@@ -34,24 +35,33 @@ pub async fn embed_sections(embedder: &dyn Embedder, sections: &[Section<'_>]) -
         return embedder.embed(texts, TextKind::Document).await;
     };
     let bodies = texts.len();
-    let mut crumbs: HashMap<String, usize> = HashMap::new();
-    let mut crumb_of = Vec::with_capacity(bodies);
-    for (title, chunk) in sections {
-        let crumb = chunker::breadcrumb(title, &chunk.heading);
-        let next = bodies + crumbs.len();
-        let at = *crumbs.entry(crumb.clone()).or_insert_with(|| {
-            texts.push(crumb);
-            next
-        });
-        crumb_of.push(at);
-    }
+    let (crumbs, crumb_of) = breadcrumbs(sections);
+    texts.extend(crumbs);
     let mut vectors = embedder.embed(texts, TextKind::Document).await?;
     let heads = vectors.split_off(bodies);
     Ok(vectors
         .into_iter()
         .zip(crumb_of)
-        .map(|(body, at)| weighted_sum(&body, &heads[at - bodies], weight))
+        .map(|(body, at)| weighted_sum(&body, &heads[at], weight))
         .collect())
+}
+
+/// The distinct breadcrumbs of `sections` in first-appearance order, and each section's place
+/// among them: what [`embed_sections`] embeds beside the texts, each once.
+pub fn breadcrumbs(sections: &[Section<'_>]) -> (Vec<String>, Vec<usize>) {
+    let mut distinct = Vec::new();
+    let mut places: HashMap<String, usize> = HashMap::new();
+    let of = sections
+        .iter()
+        .map(|(title, chunk)| {
+            let crumb = chunker::breadcrumb(title, &chunk.heading);
+            *places.entry(crumb.clone()).or_insert_with(|| {
+                distinct.push(crumb);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, of)
 }
 
 /// How an index's vectors were made, for `meta.json`: empty for the text's embedding alone, else
@@ -60,11 +70,14 @@ pub fn recipe(heading_weight: Option<f32>) -> String {
     heading_weight.map_or_else(String::new, |w| format!("text+{w}*heading"))
 }
 
-/// `a + w·b` scaled to unit length; `a` when that sum is zero or the lengths differ.
+/// `a + w·b` scaled to unit length; `a` when the lengths differ or that sum is zero.
 fn weighted_sum(a: &[f32], b: &[f32], w: f32) -> Vec<f32> {
+    if a.len() != b.len() {
+        return a.to_vec();
+    }
     let sum: Vec<f32> = a.iter().zip(b).map(|(x, y)| x + w * y).collect();
     let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm <= f32::EPSILON || a.len() != b.len() {
+    if norm <= f32::EPSILON {
         return a.to_vec();
     }
     sum.into_iter().map(|x| x / norm).collect()
