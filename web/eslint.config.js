@@ -19,4 +19,25 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     rules: reactHooks.configs.recommended.rules,
   },
+  {
+    // Every request goes through src/api/ (docs/architecture.md, "Layers and the rules"): one place
+    // knows the routes, the token and the error shape. Tests and their helpers may stub requests.
+    files: ["src/**/*.{ts,tsx}"],
+    ignores: ["src/api/**", "src/**/*.test.{ts,tsx}"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        ...["fetch", "EventSource", "XMLHttpRequest", "WebSocket"].map((name) => ({
+          name,
+          message: "requests go through src/api/ (client.ts and its hooks)",
+        })),
+      ],
+      "no-restricted-syntax": [
+        "error",
+        ...["Literal[value=/^\\/api(\\/|$)/]", "TemplateElement[value.raw=/^\\/api(\\/|$)/]"].map(
+          (selector) => ({ selector, message: "a server route is written only in src/api/: add a function there" }),
+        ),
+      ],
+    },
+  },
 );

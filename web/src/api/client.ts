@@ -94,9 +94,13 @@ export async function request<T>(method: string, path: string, options: { query?
 
 export const get = <T>(path: string, query?: Query) => request<T>("GET", path, { query });
 
+/** The address of a file's raw bytes (`GET /api/file`), for a link that is opened with the token
+ * on click. */
+export const fileUrl = (path: string) => url("/api/file", { path });
+
 /** The raw bytes of a file in the docs dir (`GET /api/file`), for images and attachments. */
 export async function fileBlob(path: string): Promise<Blob> {
-  const response = await fetch(url("/api/file", { path }), { headers: headers(false) });
+  const response = await fetch(fileUrl(path), { headers: headers(false) });
   if (!response.ok) throw await failure(response);
   return response.blob();
 }

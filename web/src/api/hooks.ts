@@ -142,6 +142,12 @@ export function useVersion(hash: string | null | undefined) {
 }
 
 /** Reads again every query on screen, e.g. after "Discard mine" drops edits for the disk's text. */
+/** The query log summed up (`GET /api/query-log`). Its shape is not in the OpenAPI description
+ * (the server sends it as free JSON), so the caller names the type it reads. */
+export function useQueryLog<T>() {
+  return useQuery({ queryKey: keys.queryLog, queryFn: () => get<T>("/api/query-log"), refetchInterval: POLL_MS });
+}
+
 export function useRefreshAll() {
   const client = useQueryClient();
   return useCallback(() => client.invalidateQueries(), [client]);

@@ -7,7 +7,7 @@ import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { useQueryClient } from "@tanstack/react-query";
 import { FileText, ImageOff, Paperclip } from "lucide-react";
 import { resolveQuery, useResolve } from "../api/hooks";
-import { url, type Resolved } from "../api/client";
+import { fileUrl, type Resolved } from "../api/client";
 import { splitPath } from "../lib/paths";
 import type { FolderSearch } from "../lib/routeSearch";
 import { messageOf, notify } from "../lib/toast";
@@ -69,7 +69,7 @@ export function AttachmentLink({ path, children }: { path: string; children: Rea
   const client = useQueryClient();
   return (
     <a
-      href={url("/api/file", { path })}
+      href={fileUrl(path)}
       className={linkClass}
       onClick={(e) => {
         e.preventDefault();

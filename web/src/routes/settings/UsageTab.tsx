@@ -3,11 +3,9 @@
 //! of those queries and of the documents read most. Off, it says how to turn it on; empty, what
 //! will show; and the log can be emptied.
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { ChartColumn, Trash2 } from "lucide-react";
-import { get } from "../../api/client";
-import { keys, POLL_MS, useStatus } from "../../api/hooks";
+import { useQueryLog, useStatus } from "../../api/hooks";
 import { useClearQueryLog, useUpdateSettings } from "../../api/mutations";
 import { Button } from "../../components/ui/button";
 import { Confirm } from "../../components/ui/dialog";
@@ -20,7 +18,7 @@ import { Card } from "./parts";
 import { dailySeries, dayOf, hasAny, KIND_LABELS, percent, totalSearches, type QueryLogSummary } from "./usage";
 
 export function UsageTab() {
-  const log = useQuery({ queryKey: keys.queryLog, queryFn: () => get<QueryLogSummary>("/api/query-log"), refetchInterval: POLL_MS });
+  const log = useQueryLog<QueryLogSummary>();
   if (log.isPending) return <Skeletons rows={8} label="Loading the query log" />;
   if (log.isError) return <ErrorCard error={log.error} onRetry={() => void log.refetch()} />;
   const s = log.data;
