@@ -17,6 +17,21 @@ use crate::documents::paths::is_skipped;
 /// Most segments a token's folder path may have.
 const MAX_DEPTH: usize = 32;
 
+/// Why a text is not a folder path, or names no folder there is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("a folder path is needed (a folder, or folder/subfolder)")]
+    Empty,
+    #[error("a folder path has at most {MAX_DEPTH} segments")]
+    TooDeep,
+    #[error("not a folder ragdown serves: {segment:?} in {text:?}")]
+    NotServed { segment: String, text: String },
+    #[error("no folder named {0:?}")]
+    NoFolder(String),
+    #[error("no subfolder {sub:?} in the folder {folder:?}")]
+    NoSubfolder { folder: String, sub: String },
+}
+
 /// A folder, or a subfolder of one, that a token opens: its first segment is the folder.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FolderPath {
@@ -28,7 +43,7 @@ pub struct FolderPath {
 impl FolderPath {
     /// Parses `notes` or `notes/sub/dir` (a leading or trailing `/` and backslashes are taken);
     /// `Err` says why it is not a folder path.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, PathError> {
         let clean = text.trim().replace('\\', "/");
         let segments: Vec<String> = clean
             .split('/')
@@ -36,16 +51,19 @@ impl FolderPath {
             .map(str::to_owned)
             .collect();
         if segments.is_empty() {
-            return Err("a folder path is needed (a folder, or folder/subfolder)".into());
+            return Err(PathError::Empty);
         }
         if segments.len() > MAX_DEPTH {
-            return Err(format!("a folder path has at most {MAX_DEPTH} segments"));
+            return Err(PathError::TooDeep);
         }
         if let Some(bad) = segments
             .iter()
             .find(|s| *s == ".." || is_skipped(s) || s.chars().any(char::is_control))
         {
-            return Err(format!("not a folder ragdown serves: {bad:?} in {text:?}"));
+            return Err(PathError::NotServed {
+                segment: bad.clone(),
+                text: text.to_string(),
+            });
         }
         Ok(Self { segments })
     }
@@ -124,9 +142,9 @@ pub fn minimal(paths: Vec<FolderPath>) -> Vec<FolderPath> {
 
 /// Whether `path` names a folder of `docs_dir` (a real one, reached through real folders, as the
 /// path check requires); `Err` says what is missing.
-pub fn check_exists(docs_dir: &Path, path: &FolderPath) -> Result<(), String> {
+pub fn check_exists(docs_dir: &Path, path: &FolderPath) -> Result<(), PathError> {
     if crate::folders::get(docs_dir, path.folder()).is_none() {
-        return Err(format!("no folder named {:?}", path.folder()));
+        return Err(PathError::NoFolder(path.folder().to_string()));
     }
     let sub = path.sub();
     if sub.is_empty() {
@@ -138,7 +156,10 @@ pub fn check_exists(docs_dir: &Path, path: &FolderPath) -> Result<(), String> {
     if exists {
         Ok(())
     } else {
-        Err(format!("no subfolder {sub:?} in the folder {:?}", path.folder()))
+        Err(PathError::NoSubfolder {
+            folder: path.folder().to_string(),
+            sub,
+        })
     }
 }
 

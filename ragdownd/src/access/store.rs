@@ -222,19 +222,27 @@ fn stamp_of(path: &Path) -> Stamp {
         .map(|meta| (meta.len(), meta.modified().ok()))
 }
 
+/// Why the token file cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("format version {0} is newer than this server's ({VERSION})")]
+    Newer(u32),
+}
+
 /// The file at `path`: `Ok(None)` when there is none, `Err` with why when it cannot be read.
-fn read_file(path: &Path) -> Result<Option<TokenFile>, String> {
+fn read_file(path: &Path) -> Result<Option<TokenFile>, ReadError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err.to_string()),
+        Err(err) => return Err(err.into()),
     };
-    let file: TokenFile = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+    let file: TokenFile = serde_json::from_str(&text)?;
     if file.version > VERSION {
-        return Err(format!(
-            "format version {} is newer than this server's ({VERSION})",
-            file.version
-        ));
+        return Err(ReadError::Newer(file.version));
     }
     Ok(Some(file))
 }
@@ -299,6 +307,7 @@ impl Store {
                 loaded.broken = None;
             }
             Err(reason) => {
+                let reason = reason.to_string();
                 if loaded.broken.as_deref() != Some(reason.as_str()) {
                     tracing::warn!(file = %self.path.display(), %reason, "cannot read the token file: every scoped token is refused until it is fixed");
                 }
@@ -432,7 +441,7 @@ impl Store {
     ) -> Result<T, StoreError> {
         with_path_lock(&self.path, || {
             let mut file = read_file(&self.path)
-                .map_err(|reason| self.broken(reason))?
+                .map_err(|reason| self.broken(reason.to_string()))?
                 .unwrap_or_default();
             let mut loaded = self.loaded.lock();
             for token in &mut file.tokens {

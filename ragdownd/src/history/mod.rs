@@ -70,9 +70,14 @@ pub const DEFAULT_DAYS: u64 = 30;
 /// changes a day to notes of a few kB) takes 10-30 MB compressed.
 pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
 
+/// A `RAGDOWN_HISTORY_MAX_SIZE` that is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a size: {0} (say 64MB, 500KB or a number of bytes)")]
+pub struct NotASize(String);
+
 /// A size as `RAGDOWN_HISTORY_MAX_SIZE` takes it: bytes, or a number with `KB`, `MB` or `GB`
 /// (powers of 1024; the `B` may be left out, case does not matter).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, NotASize> {
     let clean = text.trim().to_ascii_uppercase();
     let clean = clean.strip_suffix('B').unwrap_or(&clean).trim_end();
     let (number, unit) = match clean.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
@@ -84,12 +89,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "K" => 10,
         "M" => 20,
         "G" => 30,
-        _ => return Err(format!("not a size: {text} (say 64MB, 500KB or a number of bytes)")),
+        _ => return Err(NotASize(text.to_string())),
     };
-    let number: u64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("not a size: {text} (say 64MB, 500KB or a number of bytes)"))?;
+    let number: u64 = number.trim().parse().map_err(|_| NotASize(text.to_string()))?;
     Ok(number.saturating_mul(1 << shift))
 }
 

@@ -181,7 +181,7 @@ impl History {
         let now = |path: &str| moved_on(&all[at + 1..], path);
         match &all[at] {
             Op::File { path, before, after } => match self.hash_at(&now(path)) {
-                Err(reason) => State::Conflict(reason),
+                Err(reason) => State::Conflict(reason.to_string()),
                 Ok(now) if now == *after => State::Undo,
                 Ok(now) if now == *before => State::AlreadyBefore,
                 Ok(_) => changed(),
@@ -235,11 +235,8 @@ impl History {
     }
 
     /// The hash of the file at `path` (`None`: nothing there), or why it is not a file.
-    fn hash_at(&self, path: &str) -> Result<Option<String>, String> {
-        match read_existing(&self.absolute(path), path) {
-            Ok(bytes) => Ok(bytes.as_deref().map(content_hash)),
-            Err(err) => Err(err.to_string()),
-        }
+    fn hash_at(&self, path: &str) -> Result<Option<String>, DocError> {
+        Ok(read_existing(&self.absolute(path), path)?.as_deref().map(content_hash))
     }
 
     /// Undoes one step, recording it in `change` first; `false` when there was nothing to do.

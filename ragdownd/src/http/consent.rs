@@ -64,7 +64,9 @@ fn problem(state: &AppState, pending: &Pending) -> Option<String> {
     if !mcp {
         return Some(format!("There is no folder {:?} with MCP turned on.", path.folder()));
     }
-    check_exists(&state.config.docs_dir, path).err()
+    check_exists(&state.config.docs_dir, path)
+        .err()
+        .map(|why| why.to_string())
 }
 
 fn view(state: &AppState, pending: Pending) -> RequestView {

@@ -122,8 +122,8 @@ pub async fn create(State(state): State<Arc<AppState>>, JsonBody(body): JsonBody
     let docs_dir = &state.config.docs_dir;
     let mut scope = Vec::new();
     for text in &body.scope {
-        let path = FolderPath::parse(text).map_err(ApiError::bad_request)?;
-        crate::access::paths::check_exists(docs_dir, &path).map_err(ApiError::bad_request)?;
+        let path = FolderPath::parse(text).map_err(|why| ApiError::bad_request(why.to_string()))?;
+        crate::access::paths::check_exists(docs_dir, &path).map_err(|why| ApiError::bad_request(why.to_string()))?;
         scope.push(path);
     }
     let new = NewToken {

@@ -14,7 +14,7 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
 use super::filter::{Filter, quote};
 use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Superseded};
-use super::store::{Result, ShapeError, Store, StoreError};
+use super::store::{Result, ShapeError, Store};
 
 pub(super) const HIT_COLUMNS: &[&str] = &[
     "id",
@@ -212,7 +212,7 @@ impl Store {
     pub async fn lexical(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Lexical>> {
         let fts = FullTextSearchQuery::new(query.to_string())
             .with_column("search_text".into())
-            .map_err(|e| StoreError::Query(Box::new(e)))?;
+            .map_err(lancedb::Error::from)?;
         let mut columns: Vec<&str> = HIT_COLUMNS.to_vec();
         columns.push("vector");
         let mut search = self

@@ -41,9 +41,6 @@ pub enum StoreError {
     /// Arrow refused to build the rows of a write.
     #[error("index: {0}")]
     Arrow(#[from] ArrowError),
-    /// A full-text query could not be built.
-    #[error("index: {0}")]
-    Query(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Rows written or read are not in the shape this version uses.
     #[error("index: {0}")]
     Shape(#[from] ShapeError),

@@ -25,7 +25,7 @@ use parking_lot::Mutex;
 use serde::Deserialize;
 use url::{Host, Url};
 
-use super::redirect;
+use super::{Rejected, redirect};
 
 /// Most bytes of a metadata document read (the draft suggests 5 KB).
 pub const MAX_BYTES: usize = 5 * 1024;
@@ -69,7 +69,7 @@ pub fn is_document_url(client_id: &str) -> bool {
 }
 
 /// Checks a `client_id` URL before anything is fetched.
-pub fn check_url(client_id: &str) -> Result<Url, String> {
+pub fn check_url(client_id: &str) -> Result<Url, Rejected> {
     if client_id.len() > MAX_URL_LEN {
         return Err("client_id URL too long".into());
     }
@@ -195,7 +195,7 @@ impl Fetcher {
 
     /// The document of `client_id`, from the cache or fetched now; `Err` says why it cannot be used
     /// (shown to the person connecting, never a redirect).
-    pub async fn get(&self, client_id: &str, now: u64) -> Result<ClientMetadata, String> {
+    pub async fn get(&self, client_id: &str, now: u64) -> Result<ClientMetadata, Rejected> {
         if let Some((meta, until)) = self.cache.lock().get(client_id)
             && *until > now
         {
@@ -212,7 +212,8 @@ impl Fetcher {
                 return Err(format!(
                     "the client's metadata document is on a private address ({}); set RAGDOWN_OAUTH_PRIVATE_CLIENTS=true to allow clients on your network",
                     url.host_str().unwrap_or_default()
-                ));
+                )
+                .into());
             }
         }
         let (meta, keep_ms) = self.fetch(url, client_id).await?;
@@ -226,8 +227,12 @@ impl Fetcher {
         Ok(meta)
     }
 
-    async fn fetch(&self, url: Url, client_id: &str) -> Result<(ClientMetadata, Option<u64>), String> {
-        let failed = |why: String| format!("could not fetch the client's metadata document {client_id}: {why}");
+    async fn fetch(&self, url: Url, client_id: &str) -> Result<(ClientMetadata, Option<u64>), Rejected> {
+        let failed = |why: String| {
+            Rejected::from(format!(
+                "could not fetch the client's metadata document {client_id}: {why}"
+            ))
+        };
         let mut response = self
             .http
             .get(url)
@@ -281,21 +286,25 @@ fn cache_time(header: Option<&reqwest::header::HeaderValue>) -> Option<u64> {
 }
 
 /// Reads and checks a document fetched from `client_id`.
-pub fn parse(body: &[u8], client_id: &str) -> Result<ClientMetadata, String> {
-    let bad = |why: String| format!("the client's metadata document {client_id} cannot be used: {why}");
+pub fn parse(body: &[u8], client_id: &str) -> Result<ClientMetadata, Rejected> {
+    let bad = |why: String| {
+        Rejected::from(format!(
+            "the client's metadata document {client_id} cannot be used: {why}"
+        ))
+    };
     let doc: Document = serde_json::from_slice(body).map_err(|err| bad(format!("not a JSON object ({err})")))?;
     if doc.client_id.as_deref() != Some(client_id) {
         return Err(bad("its client_id is not its own URL".into()));
     }
     let name = super::client_name(doc.client_name.as_deref()).ok_or_else(|| bad("it has no client_name".into()))?;
-    redirect::check_all(&doc.redirect_uris).map_err(bad)?;
+    redirect::check_all(&doc.redirect_uris).map_err(|why| bad(why.to_string()))?;
     if let Some(method) = doc.token_endpoint_auth_method.as_deref().filter(|m| *m != "none") {
         return Err(bad(format!(
             "token_endpoint_auth_method {method:?}: this server takes public clients (none) with PKCE"
         )));
     }
     if let Some(types) = &doc.grant_types {
-        super::check_grant_types(types).map_err(bad)?;
+        super::check_grant_types(types).map_err(|why| bad(why.to_string()))?;
     }
     Ok(ClientMetadata {
         client_id: client_id.to_string(),
@@ -391,8 +400,8 @@ mod tests {
     async fn a_document_on_a_private_address_is_never_fetched() {
         let fetcher = Fetcher::new(false);
         let err = fetcher.get("https://127.0.0.1:9/client.json", 0).await.unwrap_err();
-        assert!(err.contains("private address"), "{err}");
+        assert!(err.to_string().contains("private address"), "{err}");
         let err = fetcher.get("https://localhost:9/client.json", 0).await.unwrap_err();
-        assert!(err.contains("private address"), "{err}");
+        assert!(err.to_string().contains("private address"), "{err}");
     }
 }

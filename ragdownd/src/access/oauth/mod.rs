@@ -24,6 +24,26 @@ pub mod redirect;
 
 pub use records::{ClientRecord, GrantRecord, Issued};
 
+/// Why an OAuth request, client or metadata document is refused, in words for the person
+/// connecting (the page that shows it) or for the client (an `error_description`). Which OAuth
+/// error code it goes out as is the endpoint's to say: the same reason is `invalid_scope` at the
+/// token endpoint and a redirect back at the authorization endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Rejected(String);
+
+impl From<String> for Rejected {
+    fn from(why: String) -> Self {
+        Self(why)
+    }
+}
+
+impl From<&str> for Rejected {
+    fn from(why: &str) -> Self {
+        Self(why.to_string())
+    }
+}
+
 /// How long an access token works.
 pub const ACCESS_TTL_MS: u64 = 60 * 60 * 1000;
 
@@ -60,14 +80,14 @@ pub fn scope_of(level: Level) -> &'static str {
 /// no scope at all asks what the 401 challenge offers, read+write. `offline_access` (a client
 /// asking for refresh tokens) is allowed and changes nothing: refresh tokens are always issued.
 /// `Err` for a scope this server does not grant.
-pub fn level_of(scope: Option<&str>) -> Result<Level, String> {
+pub fn level_of(scope: Option<&str>) -> Result<Level, Rejected> {
     let mut level = None;
     for word in scope.unwrap_or_default().split(' ').filter(|w| !w.is_empty()) {
         match word {
             "read" => level = level.or(Some(Level::Read)),
             "write" => level = Some(Level::Write),
             "offline_access" => {}
-            other => return Err(format!("unknown scope {other:?}: this server grants read and write")),
+            other => return Err(format!("unknown scope {other:?}: this server grants read and write").into()),
         }
     }
     Ok(level.unwrap_or(Level::Write))
@@ -87,7 +107,7 @@ pub fn client_uri(raw: Option<String>) -> Option<String> {
 }
 
 /// Checks the grant types a client says it uses: only `authorization_code` and `refresh_token`.
-pub fn check_grant_types(types: &[String]) -> Result<(), String> {
+pub fn check_grant_types(types: &[String]) -> Result<(), Rejected> {
     if types.iter().any(|t| t != "authorization_code" && t != "refresh_token") {
         return Err("grant_types may hold only authorization_code and refresh_token".into());
     }

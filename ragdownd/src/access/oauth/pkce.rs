@@ -7,6 +7,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::Rejected;
+
 /// Whether `text` is 43 to 128 of RFC 7636's unreserved characters: the form of both a verifier
 /// and (at 43) an S256 challenge.
 fn well_formed(text: &str) -> bool {
@@ -17,14 +19,14 @@ fn well_formed(text: &str) -> bool {
 }
 
 /// Checks an authorization request's challenge and method; `Err` says what is wrong.
-pub fn check_challenge(challenge: Option<&str>, method: Option<&str>) -> Result<String, String> {
+pub fn check_challenge(challenge: Option<&str>, method: Option<&str>) -> Result<String, Rejected> {
     let challenge = challenge
         .filter(|c| !c.is_empty())
         .ok_or("code_challenge is required (PKCE with S256)")?;
     match method {
         Some("S256") => {}
         None => return Err("code_challenge_method must be S256 (plain is not accepted)".into()),
-        Some(other) => return Err(format!("code_challenge_method {other:?} is not supported: use S256")),
+        Some(other) => return Err(format!("code_challenge_method {other:?} is not supported: use S256").into()),
     }
     if challenge.len() != 43 || !well_formed(challenge) {
         return Err("code_challenge must be the unpadded base64url SHA-256 of the verifier (43 characters)".into());

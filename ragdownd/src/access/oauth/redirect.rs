@@ -12,6 +12,8 @@
 
 use url::{Host, Url};
 
+use super::Rejected;
+
 /// Most redirect URIs one client may register.
 pub const MAX_URIS: usize = 10;
 
@@ -19,31 +21,31 @@ pub const MAX_URIS: usize = 10;
 const MAX_LEN: usize = 2_000;
 
 /// Checks a redirect URI a client registers; `Err` says why it cannot be one.
-pub fn check(uri: &str) -> Result<Url, String> {
+pub fn check(uri: &str) -> Result<Url, Rejected> {
     if uri.len() > MAX_LEN {
         return Err("redirect URI too long".into());
     }
     let url = Url::parse(uri).map_err(|err| format!("redirect URI {uri:?} is not a URL: {err}"))?;
     if url.fragment().is_some() {
-        return Err(format!("redirect URI {uri:?} must not have a fragment"));
+        return Err(format!("redirect URI {uri:?} must not have a fragment").into());
     }
     match url.scheme() {
         "https" if url.host().is_some() => Ok(url),
         "http" if is_loopback(&url) => Ok(url),
         "http" => Err(format!(
             "redirect URI {uri:?}: plain http only on this computer (localhost, 127.0.0.1, [::1]); use https"
-        )),
+        ).into()),
         scheme if scheme.contains('.') => Ok(url),
         _ => Err(format!(
             "redirect URI {uri:?}: use https, http on localhost, or an app's own scheme with a dot (com.example.app:/callback)"
-        )),
+        ).into()),
     }
 }
 
 /// Checks the redirect URIs a client lists: 1 to [`MAX_URIS`], each one [`check`] accepts.
-pub fn check_all(uris: &[String]) -> Result<(), String> {
+pub fn check_all(uris: &[String]) -> Result<(), Rejected> {
     if uris.is_empty() || uris.len() > MAX_URIS {
-        return Err(format!("redirect_uris must list 1 to {MAX_URIS} URIs"));
+        return Err(format!("redirect_uris must list 1 to {MAX_URIS} URIs").into());
     }
     uris.iter().try_for_each(|uri| check(uri).map(drop))
 }

@@ -18,7 +18,7 @@ use super::{Limit, admit, no_store, resource_path};
 use crate::access::Level;
 use crate::access::oauth::flow::{Client, ClientKind, Pending};
 use crate::access::oauth::records::NewGrant;
-use crate::access::oauth::{level_of, metadata, pkce, redirect};
+use crate::access::oauth::{Rejected, level_of, metadata, pkce, redirect};
 use crate::access::store::now_ms;
 use crate::http::AppState;
 
@@ -77,7 +77,7 @@ fn see_other(location: &str) -> Response {
 }
 
 /// Who is asking: from its metadata document, or as it registered here.
-async fn client(state: &AppState, client_id: &str) -> Result<Client, String> {
+async fn client(state: &AppState, client_id: &str) -> Result<Client, Rejected> {
     if metadata::is_document_url(client_id) {
         let meta = state.oauth.fetcher.get(client_id, now_ms()).await?;
         return Ok(Client {
@@ -116,7 +116,7 @@ pub async fn authorize(
     };
     let client = match client(&state, client_id).await {
         Ok(client) => client,
-        Err(why) => return error_page(StatusCode::BAD_REQUEST, &why),
+        Err(why) => return error_page(StatusCode::BAD_REQUEST, &why.to_string()),
     };
     let redirect_uri = match query.redirect_uri.as_deref() {
         Some(uri) if redirect::matches(&client.redirect_uris, uri) => uri.to_string(),
@@ -142,7 +142,7 @@ pub async fn authorize(
     let challenge = match pkce::check_challenge(query.code_challenge.as_deref(), query.code_challenge_method.as_deref())
     {
         Ok(challenge) => challenge,
-        Err(why) => return back("invalid_request", &why),
+        Err(why) => return back("invalid_request", &why.to_string()),
     };
     let Some(resource) = query.resource.as_deref().filter(|r| !r.is_empty()) else {
         return back(
@@ -152,11 +152,11 @@ pub async fn authorize(
     };
     let path = match resource_path(&issuer, resource) {
         Ok(path) => path,
-        Err(why) => return back("invalid_target", &why),
+        Err(why) => return back("invalid_target", &why.to_string()),
     };
     let mut access = match level_of(query.scope.as_deref()) {
         Ok(level) => level,
-        Err(why) => return back("invalid_scope", &why),
+        Err(why) => return back("invalid_scope", &why.to_string()),
     };
     if state.tools.read_only {
         access = Level::Read;

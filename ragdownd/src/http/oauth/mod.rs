@@ -33,6 +33,7 @@ use super::AppState;
 use super::auth::host_allowed;
 use super::error::ApiError;
 use crate::access::FolderPath;
+use crate::access::oauth::Rejected;
 use crate::access::oauth::flow::Flows;
 use crate::access::oauth::metadata::Fetcher;
 
@@ -86,7 +87,7 @@ pub struct OAuthError {
 }
 
 impl OAuthError {
-    pub fn new(error: &'static str, description: impl Into<String>) -> Self {
+    pub fn new(error: &'static str, description: impl std::fmt::Display) -> Self {
         let status = match error {
             "invalid_client" => StatusCode::UNAUTHORIZED,
             "not_found" => StatusCode::NOT_FOUND,
@@ -97,7 +98,7 @@ impl OAuthError {
         Self {
             status,
             error,
-            description: description.into(),
+            description: description.to_string(),
         }
     }
 }
@@ -175,8 +176,12 @@ pub fn metadata_uri(base: &str, path: &FolderPath) -> String {
 
 /// The endpoint a resource URI names, when it is one of this server's (`base`): same origin, the
 /// path `/mcp/<folder>[/<sub>]`, no query or fragment. `Err` says why not.
-pub fn resource_path(base: &str, resource: &str) -> Result<FolderPath, String> {
-    let wrong = || format!("resource must be this server's MCP endpoint URL, like {base}/mcp/<folder>");
+pub fn resource_path(base: &str, resource: &str) -> Result<FolderPath, Rejected> {
+    let wrong = || {
+        Rejected::from(format!(
+            "resource must be this server's MCP endpoint URL, like {base}/mcp/<folder>"
+        ))
+    };
     let url = url::Url::parse(resource.trim()).map_err(|_| wrong())?;
     let origin = url::Url::parse(base).map_err(|_| wrong())?.origin();
     if url.origin() != origin || url.query().is_some() || url.fragment().is_some() {

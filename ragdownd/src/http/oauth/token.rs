@@ -177,7 +177,7 @@ pub struct Registration {
     response_types: Option<Vec<String>>,
 }
 
-fn invalid_metadata(why: impl Into<String>) -> OAuthError {
+fn invalid_metadata(why: impl std::fmt::Display) -> OAuthError {
     OAuthError::new("invalid_client_metadata", why)
 }
 
