@@ -227,12 +227,7 @@ fn write_via_temp(path: &Path, persist: Persist, fill: impl FnOnce(&mut File) ->
         // tempfile's default is 0600; 0666 is narrowed by the umask, like any new file.
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    // Dropping `temp` on any early return deletes it.
-    let mut temp = builder.tempfile_in(dir)?;
-    // Held until the file is renamed and closed: the mark of a write in flight.
-    if let Err(err) = temp.as_file().lock() {
-        tracing::debug!(%err, "cannot lock a temp file");
-    }
+    let mut temp = locked_temp(&builder, dir)?;
     fill(temp.as_file_mut())?;
     if let Some(permissions) = previous {
         temp.as_file().set_permissions(permissions)?;
@@ -248,6 +243,30 @@ fn write_via_temp(path: &Path, persist: Persist, fill: impl FnOnce(&mut File) ->
         tracing::warn!(dir = %dir.display(), %err, "could not flush the folder after a write");
     }
     Ok(())
+}
+
+/// A new temp file in `dir`, locked: the lock, held until the file is renamed and closed, is the
+/// mark of a write in flight. A clean-up that took the file between its creation and the lock (see
+/// [`super::temp`]) leaves its name leading nowhere; then another is made. Dropping the file on any
+/// early return deletes it.
+fn locked_temp(builder: &tempfile::Builder<'_, '_>, dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+    const TRIES: usize = 5;
+    for _ in 0..TRIES {
+        let temp = builder.tempfile_in(dir)?;
+        if let Err(err) = temp.as_file().lock() {
+            tracing::debug!(%err, "cannot lock a temp file");
+            return Ok(temp);
+        }
+        if super::temp::is_still_named(temp.as_file(), temp.path())? {
+            return Ok(temp);
+        }
+        // Taken by a clean-up: its name is gone, so dropping it must not remove another's file.
+        let _ = temp.into_temp_path().keep();
+    }
+    Err(io::Error::other(format!(
+        "could not make a temp file in {} that stays ({TRIES} were taken by a clean-up)",
+        dir.display()
+    )))
 }
 
 /// Creates `path` with `bytes` atomically, failing with `AlreadyExists` if anything is there.

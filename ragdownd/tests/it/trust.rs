@@ -374,6 +374,9 @@ async fn a_temp_file_a_killed_write_left_is_removed_on_the_next_start() {
         .unwrap()
         .set_modified(old)
         .unwrap();
+    // One a write killed a moment before the restart left: just as abandoned, young as it is.
+    let just_killed = docs.path().join("ops/.ragdown-just-killed.tmp");
+    std::fs::write(&just_killed, "y".repeat(2 << 20)).unwrap();
     // One a live writer holds: it stays.
     let held = docs.path().join("ops/.ragdown-live.tmp");
     std::fs::write(&held, "being written").unwrap();
@@ -386,6 +389,7 @@ async fn a_temp_file_a_killed_write_left_is_removed_on_the_next_start() {
     let data = tempfile::tempdir().unwrap();
     let mut client = started(docs.path(), data.path()).await;
     assert!(!abandoned.exists(), "the abandoned temp file is gone");
+    assert!(!just_killed.exists(), "the one a write killed just now is gone too");
     assert!(
         held.exists() && user_file.exists(),
         "a held temp file and the user's files stay"
