@@ -131,6 +131,12 @@ impl Root {
     }
 }
 
+/// Refuses (a 400) a client path that no folder could hold whatever is on disk: absolute, naming
+/// nothing, climbing with `..`, or with a segment the index skips or a NUL.
+pub fn check_client_path(rel: &str) -> Result<(), DocError> {
+    client_segments(rel).map(drop)
+}
+
 /// A client path's segments: `\` read as `/`, empty and `.` segments dropped; refused when it is
 /// absolute, names nothing, climbs with `..`, or has a segment the index skips or a NUL.
 fn client_segments(rel: &str) -> Result<Vec<&str>, DocError> {

@@ -164,6 +164,11 @@ pub async fn remove(
 ) -> ApiResult {
     state.writable(&access)?;
     let path = required(&query.path, "path")?;
+    // A path no folder could hold (`../../etc/passwd.md`) is refused as the original refuses it,
+    // before asking which folder it is in; an absolute one gets the routes' own 400 below.
+    if !crate::documents::paths::is_absolute(path.trim()) {
+        crate::documents::paths::check_client_path(path)?;
+    }
     let (scope, rel) = state.existing_in_folder(&access, path)?;
     if !crate::markdown::is_markdown(&rel) {
         return Err(ApiError::bad_request(format!(

@@ -84,7 +84,8 @@ pub async fn search(
 }
 
 /// `GET /api/resolve?from=&link=`: `{path, anchor?}` for a link written in the document `from`,
-/// attachments included; 404 when nothing matches.
+/// attachments included; 404 when nothing matches. A `from` outside every folder is a 400, as in
+/// the original: links are resolved within a folder, so there is nothing to resolve against.
 #[utoipa::path(get, path = "/api/resolve", tag = "links", params(ResolveQuery),
     responses((status = 200, body = Resolved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn resolve(
@@ -94,7 +95,7 @@ pub async fn resolve(
 ) -> ApiResult {
     let from = required(&query.from, "from")?;
     let link = required(&query.link, "link")?;
-    let (scope, rel) = state.existing_in_folder(&access, from)?;
+    let (scope, rel) = state.in_folder(&access, from)?;
     let found = tools::read::resolve_link(&scope, &rel, link).await?;
     let Some((path, anchor)) = found else {
         return Err(ApiError::new(

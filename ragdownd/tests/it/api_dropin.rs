@@ -119,19 +119,32 @@ async fn a_crlf_document_reads_as_lines_joined_by_lf_and_saves_back_as_crlf() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn reading_what_is_not_in_a_folder_is_a_404() {
+async fn what_is_not_in_a_folder_is_a_404_to_read_and_a_400_to_resolve_from_or_write() {
     let api = Api::start(&[]).await;
     for route in [
         "/api/doc?path=loose.md",
         "/api/doc?path=nofolder/a.md",
         "/api/file?path=loose.md",
         "/api/backlinks?path=loose.md",
-        "/api/resolve?from=loose.md&link=Backups",
     ] {
         api.send("GET", route, None).await.error(404);
     }
+    // A link is resolved within a folder: from outside every folder there is nothing to resolve
+    // against, a bad request (the original's 400).
+    for from in ["loose.md", "nofolder/a.md", "../outside.md"] {
+        let refused = api
+            .send("GET", &format!("/api/resolve?from={from}&link=Backups"), None)
+            .await
+            .error(400);
+        assert!(refused.contains("not inside a folder"), "{from}: {refused}");
+    }
     let before = api.snapshot();
     api.send("DELETE", "/api/doc?path=loose.md", None).await.error(404);
+    // A path no folder could hold is refused outright, and nothing anywhere is deleted.
+    for bad in ["../../etc/passwd.md", "ops/../../x.md", "..%2F..%2Fetc%2Fpasswd.md", ".git/x.md"] {
+        let refused = api.send("DELETE", &format!("/api/doc?path={bad}"), None).await.error(400);
+        assert!(refused.contains("path"), "{bad}: {refused}");
+    }
     assert_eq!(api.snapshot(), before, "the loose file stays");
     // Writing one is still a bad request.
     let refused = api
