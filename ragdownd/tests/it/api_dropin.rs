@@ -141,8 +141,16 @@ async fn what_is_not_in_a_folder_is_a_404_to_read_and_a_400_to_resolve_from_or_w
     let before = api.snapshot();
     api.send("DELETE", "/api/doc?path=loose.md", None).await.error(404);
     // A path no folder could hold is refused outright, and nothing anywhere is deleted.
-    for bad in ["../../etc/passwd.md", "ops/../../x.md", "..%2F..%2Fetc%2Fpasswd.md", ".git/x.md"] {
-        let refused = api.send("DELETE", &format!("/api/doc?path={bad}"), None).await.error(400);
+    for bad in [
+        "../../etc/passwd.md",
+        "ops/../../x.md",
+        "..%2F..%2Fetc%2Fpasswd.md",
+        ".git/x.md",
+    ] {
+        let refused = api
+            .send("DELETE", &format!("/api/doc?path={bad}"), None)
+            .await
+            .error(400);
         assert!(refused.contains("path"), "{bad}: {refused}");
     }
     assert_eq!(api.snapshot(), before, "the loose file stays");
