@@ -131,6 +131,31 @@ test("Recent changes undoes everything one agent session did and leaves the othe
   await expect(list.getByRole("listitem").filter({ hasText: "undone" })).toHaveCount(3);
 });
 
+test("an entry's agent session is a link to everything that session did, from Recent changes and from a document's History", async ({ authed: page, server }) => {
+  await agentEdit(server, "runbooks", "session-long-name-a", "kafka.md", "on three brokers", "on five brokers");
+  await agentEdit(server, "runbooks", "session-b", "deploy.md", "Argo CD", "Flux");
+  await agentCall(server, "runbooks", "session-long-name-a", "ragdown_write", { path: "scratch.md", text: "# Scratch\n\nWritten by session a.\n" });
+
+  await page.goto("/f/runbooks/changes");
+  const list = page.getByRole("list", { name: "Recent changes" });
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+  // Session b's entry: its session names it in full (short enough); clicking filters to it.
+  await list.getByRole("listitem").filter({ hasText: "deploy.md" }).getByRole("link", { name: "Changes of agent session session-b" }).click();
+  await expect(page).toHaveURL(/session=session-b/);
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(page.getByRole("button", { name: "Session: session-b" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Undo everything this session did" })).toBeEnabled();
+
+  // From a document's History: the chosen change's session, to everything it did in the folder.
+  await page.goto("/f/runbooks?doc=kafka.md&history=true");
+  await expect(page.getByRole("list", { name: "Changes" }).getByRole("button")).toHaveCount(1);
+  await page.getByRole("link", { name: "Everything this session did" }).click();
+  await expect(page).toHaveURL(/\/f\/runbooks\/changes\?session=session-long-name-a/);
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await expect(list).toContainText("scratch.md");
+  await expect(list).not.toContainText("deploy.md");
+});
+
 test("an undo over a file changed since asks first: Keep them changes nothing, Overwrite them undoes", async ({ authed: page, server }) => {
   const original = server.read(KAFKA);
   await agentEdit(server, "runbooks", "session-a", "kafka.md", "on three brokers", "on five brokers");

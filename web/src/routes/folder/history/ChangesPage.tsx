@@ -1,7 +1,7 @@
 //! A folder's Recent changes (`/f/<folder>/changes?session=&tool=&path=`): every change made
 //! through ragdown under the folder, newest first, filtered by agent session, by tool (or the web
 //! UI) and by path; each with Undo (Restore for a deletion, Redo for an undo), and for a session
-//! "Undo everything this session did".
+//! "Undo everything this session did". An entry's session is a link to this page filtered by it.
 import { useState } from "react";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { ArrowLeft, Bot, FolderTree, History, Undo2 } from "lucide-react";
@@ -229,7 +229,7 @@ function ChangeRow({ entry, folder }: { entry: Entry; folder: string }) {
           )}
         </p>
         <p className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400">
-          <WhoChip who={entry.who} />
+          <WhoChip who={entry.who} folder={folder} />
           <time dateTime={entry.at} title={new Date(entry.at).toLocaleString()}>
             {ago(entryTime(entry))}
           </time>

@@ -2,7 +2,8 @@
 //! made it and when; the chosen one's version compared with the file as it is now (or what that
 //! change itself did), Restore this version, and Restore the version before (the way back from a
 //! document's first recorded change). A deleted document's history is here too, so it
-//! can be brought back.
+//! can be brought back. The chosen change's agent session links to everything that session did
+//! in the folder.
 import { useState } from "react";
 import { ArrowLeft, RotateCcw } from "lucide-react";
 import { clsx } from "clsx";
@@ -16,7 +17,7 @@ import { ago, size } from "../../../lib/time";
 import { messageOf, notify } from "../../../lib/toast";
 import { DiffView } from "./DiffView";
 import { entryTime, summary, versionsAt, type Entry } from "./entries";
-import { WhoChip } from "./WhoChip";
+import { SessionLink, WhoChip } from "./WhoChip";
 
 export function DocHistory({ folder, path, onClose }: { folder: Folder; path: string; onClose: () => void }) {
   const history = useDocHistory(path);
@@ -44,7 +45,7 @@ export function DocHistory({ folder, path, onClose }: { folder: Folder; path: st
             </li>
           ))}
         </ol>
-        <EntryDetail key={entry.id} entry={entry} path={path} current={history.data.current ?? null} />
+        <EntryDetail key={entry.id} entry={entry} folder={folder.name} path={path} current={history.data.current ?? null} />
       </div>
     );
 
@@ -92,7 +93,7 @@ function EntryButton({ entry, folder, selected, onSelect }: { entry: Entry; fold
 type Mode = "now" | "change";
 
 /** One entry: its version of the document beside the file now, or what it changed, and Restore. */
-function EntryDetail({ entry, path, current }: { entry: Entry; path: string; current: string | null }) {
+function EntryDetail({ entry, folder, path, current }: { entry: Entry; folder: string; path: string; current: string | null }) {
   const [mode, setMode] = useState<Mode>("now");
   const versions = versionsAt(entry, path);
   const writable = useWritable();
@@ -137,6 +138,11 @@ function EntryDetail({ entry, path, current }: { entry: Entry; path: string; cur
           {left ? "The version this change left" : "The version this change removed"}
           {isCurrent && <span className="text-zinc-500 dark:text-zinc-400"> · the file holds it now</span>}
         </p>
+        {entry.who.session && (
+          <SessionLink session={entry.who.session} folder={folder}>
+            <span className="text-sm text-accent-700 dark:text-indigo-300">Everything this session did</span>
+          </SessionLink>
+        )}
         <ModeToggle mode={mode} onChange={setMode} />
         {writable && earlier && (
           <Button size="sm" disabled={earlier === current || restore.isPending} onClick={() => onRestore(earlier, `the version before the change of ${when}`)}>
