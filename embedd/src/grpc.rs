@@ -14,6 +14,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::EmbedError;
 use crate::batch::Lane;
+use crate::error::Class;
 use crate::local::{EngineInfo, LocalEmbedder};
 use crate::model::{Fingerprint, TextKind};
 
@@ -32,19 +33,14 @@ impl EmbedService {
     }
 }
 
-/// The one mapping from the embedding layer's errors to gRPC codes.
+/// The embedding layer's errors as gRPC statuses, by their [`Class`] (as HTTP maps them).
 pub fn status(err: EmbedError) -> Status {
     let message = err.to_string();
-    match err {
-        EmbedError::Overloaded { .. } => Status::resource_exhausted(message),
-        EmbedError::InvalidInput(_) => Status::invalid_argument(message),
-        EmbedError::WorkerGone => Status::unavailable(message),
-        EmbedError::Inference(_) => Status::internal(message),
-        EmbedError::Runtime(_)
-        | EmbedError::UnknownModel { .. }
-        | EmbedError::Unavailable { .. }
-        | EmbedError::Load { .. }
-        | EmbedError::Provider { .. } => Status::failed_precondition(message),
+    match err.class() {
+        Class::Busy => Status::resource_exhausted(message),
+        Class::BadRequest => Status::invalid_argument(message),
+        Class::CannotServe => Status::unavailable(message),
+        Class::Failed => Status::internal(message),
     }
 }
 

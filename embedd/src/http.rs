@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::EmbedError;
 use crate::batch::Lane;
+use crate::error::Class;
 use crate::local::LocalEmbedder;
 use crate::model::TextKind;
 
@@ -161,8 +162,8 @@ async fn metrics(State(embedder): State<LocalEmbedder>) -> impl IntoResponse {
     (headers, embedder.metrics().render())
 }
 
-/// An HTTP error with an OpenAI-style body. Its `From<EmbedError>` names every error, as
-/// [`crate::grpc::status`] does, so a new one must be given its HTTP status here.
+/// An HTTP error with an OpenAI-style body. An [`EmbedError`] is mapped by its [`Class`], as
+/// [`crate::grpc::status`] maps it.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
@@ -172,16 +173,11 @@ pub struct ApiError {
 
 impl From<EmbedError> for ApiError {
     fn from(err: EmbedError) -> Self {
-        let (status, kind) = match &err {
-            EmbedError::Overloaded { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
-            EmbedError::InvalidInput(_) => (StatusCode::BAD_REQUEST, "invalid_request_error"),
-            EmbedError::WorkerGone => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
-            EmbedError::Inference(_)
-            | EmbedError::Runtime(_)
-            | EmbedError::UnknownModel { .. }
-            | EmbedError::Unavailable { .. }
-            | EmbedError::Load { .. }
-            | EmbedError::Provider { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
+        let (status, kind) = match err.class() {
+            Class::Busy => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
+            Class::BadRequest => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+            Class::CannotServe => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
+            Class::Failed => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
         };
         Self {
             status,
@@ -202,36 +198,79 @@ impl IntoResponse for ApiError {
 
 #[cfg(test)]
 mod tests {
+    use tonic::Code;
+
     use super::*;
 
-    fn mapped(err: EmbedError) -> (StatusCode, &'static str) {
-        let api = ApiError::from(err);
-        (api.status, api.kind)
+    fn every_error() -> Vec<EmbedError> {
+        vec![
+            EmbedError::Runtime("no libonnxruntime.so".into()),
+            EmbedError::UnknownModel {
+                name: "m".into(),
+                known: "minilm".into(),
+            },
+            EmbedError::Unavailable {
+                name: "m".into(),
+                dir: "/nowhere".into(),
+                reason: "offline".into(),
+            },
+            EmbedError::Load {
+                name: "m".into(),
+                reason: "r".into(),
+            },
+            EmbedError::Inference("x".into()),
+            EmbedError::WorkerGone,
+            EmbedError::Provider {
+                provider: "cuda".into(),
+                reason: "no driver".into(),
+            },
+            EmbedError::Overloaded {
+                lane: "bulk",
+                queued: 10,
+                capacity: 10,
+                asked: 5,
+            },
+            EmbedError::InvalidInput("x".into()),
+        ]
+    }
+
+    /// HTTP's and gRPC's answers to one error: status, type, code and both messages.
+    fn both(err: impl Fn() -> EmbedError) -> (StatusCode, &'static str, Code, String, String) {
+        let api = ApiError::from(err());
+        let grpc = crate::grpc::status(err());
+        (
+            api.status,
+            api.kind,
+            grpc.code(),
+            api.message,
+            grpc.message().to_owned(),
+        )
     }
 
     #[test]
-    fn overload_is_429_bad_input_400_a_dead_worker_503_and_the_rest_500() {
-        let full = EmbedError::Overloaded {
-            lane: "bulk",
-            queued: 10,
-            capacity: 10,
-            asked: 5,
-        };
-        assert_eq!(mapped(full), (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"));
-        assert_eq!(
-            mapped(EmbedError::InvalidInput("x".into())),
-            (StatusCode::BAD_REQUEST, "invalid_request_error")
-        );
-        assert_eq!(
-            mapped(EmbedError::WorkerGone),
-            (StatusCode::SERVICE_UNAVAILABLE, "server_error")
-        );
-        let failed = EmbedError::Inference("x".into());
-        assert_eq!(mapped(failed), (StatusCode::INTERNAL_SERVER_ERROR, "server_error"));
-        let load = EmbedError::Load {
-            name: "m".into(),
-            reason: "r".into(),
-        };
-        assert_eq!(mapped(load), (StatusCode::INTERNAL_SERVER_ERROR, "server_error"));
+    fn every_error_gets_the_same_answer_over_http_and_grpc() {
+        for k in 0..every_error().len() {
+            let (http, kind, grpc, http_message, grpc_message) = both(|| every_error().swap_remove(k));
+            let pair = match grpc {
+                Code::ResourceExhausted => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
+                Code::InvalidArgument => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+                Code::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
+                Code::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
+                other => panic!("error {k} is {other:?} over gRPC, which has no HTTP pair here"),
+            };
+            assert_eq!((http, kind), pair, "error {k}: {http_message}");
+            assert_eq!(http_message, grpc_message);
+        }
+    }
+
+    #[test]
+    fn overload_is_429_bad_input_400_a_model_that_cannot_load_503_and_a_failed_run_500() {
+        // In every_error's order: runtime, unknown model, unavailable, load, inference, worker
+        // gone, provider, overloaded, invalid input.
+        let got: Vec<u16> = every_error()
+            .into_iter()
+            .map(|e| ApiError::from(e).status.as_u16())
+            .collect();
+        assert_eq!(got, [503, 503, 503, 503, 500, 503, 503, 429, 400]);
     }
 }

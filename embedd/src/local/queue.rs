@@ -259,7 +259,8 @@ impl Shared {
         }
     }
 
-    /// Hands a batch's vectors (or its error) to the requests its texts came from.
+    /// Hands a batch's vectors (or its error, as it is: a model that could not be made again stays
+    /// a load failure) to the requests its texts came from.
     pub(super) fn finish(
         &self,
         number: u64,
@@ -271,12 +272,11 @@ impl Shared {
         let vectors = match result {
             Ok(vectors) => vectors,
             Err(err) => {
-                let reason = err.to_string();
                 for item in items {
                     let mut state = item.request.state.lock();
                     if let Some(reply) = state.reply.take() {
                         self.metrics.request(item.request.lane, Outcome::error, None);
-                        let _ = reply.send(Err(EmbedError::Inference(reason.clone())));
+                        let _ = reply.send(Err(err.clone()));
                     }
                 }
                 return;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use embedd::batch::BatchLimits;
+use embedd::model::ModelSource;
 use embedd::provider::Provider;
 use embedd::server::{self, ServeSettings};
 use embedd::{LocalEmbedder, LocalOptions, registry};
@@ -25,7 +26,11 @@ fn options() -> LocalOptions {
 }
 
 pub async fn load(options: LocalOptions) -> LocalEmbedder {
-    tokio::task::spawn_blocking(move || LocalEmbedder::start(registry::find("minilm").unwrap(), &source(), &options))
+    load_from(source(), options).await
+}
+
+async fn load_from(source: ModelSource, options: LocalOptions) -> LocalEmbedder {
+    tokio::task::spawn_blocking(move || LocalEmbedder::start(registry::find("minilm").unwrap(), &source, &options))
         .await
         .unwrap()
         .unwrap_or_else(|e| panic!("{e}\nrun scripts/install-ort.sh and scripts/install-model.sh minilm first"))
@@ -40,7 +45,10 @@ struct Running {
 }
 
 async fn serve(options: LocalOptions, token: Option<&str>) -> Running {
-    let embedder = load(options).await;
+    serve_embedder(load(options).await, token).await
+}
+
+async fn serve_embedder(embedder: LocalEmbedder, token: Option<&str>) -> Running {
     let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let urls = (
@@ -489,6 +497,68 @@ async fn an_idle_server_rests_its_bulk_session_and_metrics_say_so() {
         assert!(max_abs_diff(&a, &b) < 1e-5, "text {index}");
     }
     until("the bulk session rests again", async || resident().await == 1).await;
+}
+
+/// A copy of minilm's directory in the model cache, in `dir/minilm`.
+fn copy_of_minilm(dir: &std::path::Path) -> ModelSource {
+    let mut copy = source();
+    let from = copy.models_dir.join("minilm");
+    std::fs::create_dir_all(dir.join("minilm")).unwrap();
+    for file in std::fs::read_dir(&from).unwrap() {
+        let file = file.unwrap();
+        if file.file_type().unwrap().is_file() {
+            std::fs::copy(file.path(), dir.join("minilm").join(file.file_name())).unwrap();
+        }
+    }
+    copy.models_dir = dir.to_owned();
+    copy
+}
+
+#[tokio::test]
+async fn a_model_that_cannot_be_loaded_again_is_unavailable_over_http_and_grpc_alike() {
+    let models = tempfile::tempdir().unwrap();
+    let options = LocalOptions {
+        rest_after_idle: Some(Duration::from_millis(200)),
+        ..options()
+    };
+    let running = serve_embedder(load_from(copy_of_minilm(models.path()), options).await, None).await;
+    let url = format!("{}/v1/embeddings", running.http);
+    let documents = serde_json::json!({"input": ["How do I restore a backup?", "a recipe"]});
+    let (status, body) = post(url.clone(), documents.clone(), None).await;
+    assert_eq!(status, 200, "{body}");
+    until("the bulk session rests", async || {
+        running.embedder.resident_sessions() == 1
+    })
+    .await;
+
+    // The bulk session must be made again from a model file that is gone.
+    std::fs::remove_file(models.path().join("minilm/model.onnx")).unwrap();
+    let (status, body) = post(url.clone(), documents, None).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["type"], "server_error");
+    let message = body["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.starts_with("cannot load model minilm"), "{message}");
+
+    let mut grpc = client(&running).await;
+    let refused = grpc
+        .embed(request(
+            &["How do I restore a backup?"],
+            pb::TextKind::Document,
+            pb::Lane::Bulk,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+    assert_eq!(refused.message(), message);
+
+    // Queries have a session of their own, which never rested: they are still answered.
+    let (status, body) = post(
+        url,
+        serde_json::json!({"input": "restore a backup", "kind": "query"}),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
 }
 
 #[tokio::test]
