@@ -383,7 +383,8 @@ export interface paths {
         };
         /**
          * `GET /api/resolve?from=&link=`: `{path, anchor?}` for a link written in the document `from`,
-         *     attachments included; 404 when nothing matches.
+         *     attachments included; 404 when nothing matches. A `from` outside every folder is a 400, as in
+         *     the original: links are resolved within a folder, so there is nothing to resolve against.
          */
         get: operations["resolve"];
         put?: never;
