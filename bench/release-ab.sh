@@ -8,6 +8,7 @@
 #
 #   bench/release-ab.sh A_BIN B_BIN           # e.g. ~/.cache/ragdown/target-release-base/release
 #   LOAD_SECONDS=30 CLIENTS=8 bench/release-ab.sh A_BIN B_BIN
+#   ROUNDS=6 ONLY=load bench/release-ab.sh A_BIN B_BIN   # more rounds of one workload (index, load)
 #
 # Run it on an idle machine.
 set -euo pipefail
@@ -19,6 +20,9 @@ A=$(cd "$1" && pwd)
 B=$(cd "$2" && pwd)
 LOAD_SECONDS=${LOAD_SECONDS:-30}
 CLIENTS=${CLIENTS:-8}
+ROUNDS=${ROUNDS:-2}
+ONLY=${ONLY:-}
+case $ONLY in "" | index | load) ;; *) die "ONLY is index or load, not $ONLY" ;; esac
 PORT=${PORT:-3918}
 TOKEN=release-ab-token
 "$ROOT/scripts/install-ort.sh" >/dev/null
@@ -38,6 +42,19 @@ import json, sys
 r = json.load(sys.stdin)
 r["build"], r["name"], r["command"], r["date"] = sys.argv[1:5]
 print(json.dumps(r))' "$@" "$DAY" >> "$OUT"
+}
+
+# size BUILD BIN : the sizes of its ragdownd and embedd, and of ragdownd's code (`.text`).
+size_row() {
+    local build=$1 bin=$2
+    python3 -c '
+import json, os, subprocess, sys
+bin = sys.argv[1]
+text = next(int(l.split()[1]) for l in subprocess.run(["size", "-A", f"{bin}/ragdownd"],
+    capture_output=True, text=True, check=True).stdout.splitlines() if l.startswith(".text "))
+print(json.dumps({"workload": "size", "dir": bin, "ragdownd_bytes": os.path.getsize(f"{bin}/ragdownd"),
+    "ragdownd_text_bytes": text, "embedd_bytes": os.path.getsize(f"{bin}/embedd")}))' "$bin" |
+        row "$build" size "stat, size -A"
 }
 
 # index BUILD BIN NAME ARGS...
@@ -66,23 +83,30 @@ load() {
     SERVER=
 }
 
-for _ in 1 2; do
+size_row A "$A"
+size_row B "$B"
+for _ in $(seq "$ROUNDS"); do
     for build in A B; do
         bin=$A
         [ "$build" = B ] && bin=$B
-        index "$build" "$bin" runbooks-minilm --embedder minilm --runs 2
-        index "$build" "$bin" runbooks-10k-hash --embedder hash --copies 50 --runs 2
-        load "$build" "$bin"
+        if [ "$ONLY" != load ]; then
+            index "$build" "$bin" runbooks-minilm --embedder minilm --runs 2
+            index "$build" "$bin" runbooks-10k-hash --embedder hash --copies 50 --runs 2
+        fi
+        [ "$ONLY" = index ] || load "$build" "$bin"
     done
 done
 log "A: $A ($(stat -c %s "$A/ragdownd") bytes), B: $B ($(stat -c %s "$B/ragdownd") bytes); results in $OUT"
-python3 - "$OUT" "$FIRST_ROW" <<'PY'
-import json, statistics, sys
+python3 - "$OUT" "$FIRST_ROW" "$ROUNDS" <<'PY'
+import json, math, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]).readlines()[int(sys.argv[2]) - 1:]]
 def med(build, name, key):
     values = [key(r) for r in rows if r["build"] == build and r["name"] == name]
     return statistics.median(values) if values else float("nan")
 metrics = [
+    ("size", "ragdownd MB", lambda r: r["ragdownd_bytes"] / 1e6),
+    ("size", "ragdownd .text MB", lambda r: r["ragdownd_text_bytes"] / 1e6),
+    ("size", "embedd MB", lambda r: r["embedd_bytes"] / 1e6),
     ("runbooks-minilm", "index ms", lambda r: r["index_ms_median"]),
     ("runbooks-minilm", "recall p50 ms", lambda r: r["recall_ms_p50"]),
     ("runbooks-10k-hash", "index ms", lambda r: r["index_ms_median"]),
@@ -93,9 +117,12 @@ metrics = [
     ("load", "p50 ms", lambda r: r["latency_ms"]["all"]["p50"]),
     ("load", "p99 ms", lambda r: r["latency_ms"]["all"]["p99"]),
 ]
-print("| workload | figure | A (median of 2) | B (median of 2) | B / A |")
+rounds = sys.argv[3]
+print(f"| workload | figure | A (median of {rounds}) | B (median of {rounds}) | B / A |")
 print("|---|---|---|---|---|")
 for name, label, key in metrics:
     a, b = med("A", name, key), med("B", name, key)
+    if math.isnan(a):
+        continue
     print(f"| {name} | {label} | {a:.1f} | {b:.1f} | {b / a:.2f} |")
 PY
