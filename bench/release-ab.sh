@@ -44,7 +44,7 @@ r["build"], r["name"], r["command"], r["date"] = sys.argv[1:5]
 print(json.dumps(r))' "$@" "$DAY" >> "$OUT"
 }
 
-# size BUILD BIN : the sizes of its ragdownd and embedd, and of ragdownd's code (`.text`).
+# size_row BUILD BIN : the sizes of its ragdownd and embedd, and of ragdownd's code (`.text`).
 size_row() {
     local build=$1 bin=$2
     python3 -c '
