@@ -74,8 +74,13 @@ fn choice(name: &str, local: LocalOptions) -> EmbedderChoice {
     }
 }
 
-/// An engine over `docs` that syncs only when asked, so the workloads time their own syncs.
+/// An engine over `docs` that syncs only when asked, so the workloads time their own syncs. The
+/// vector index's threshold is the server's default, or `RAGDOWN_VECTOR_INDEX_ROWS` (a number).
 pub async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> anyhow::Result<Arc<Engine>> {
+    let vector_index_rows = match std::env::var("RAGDOWN_VECTOR_INDEX_ROWS") {
+        Ok(rows) => rows.parse()?,
+        Err(_) => ragdownd::index::ann::DEFAULT_MIN_ROWS,
+    };
     Ok(Engine::open(
         EngineOptions {
             docs_dir: docs.to_path_buf(),
@@ -85,6 +90,7 @@ pub async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> 
             sync_on_open: false,
             takeover_every: ragdownd::engine::TAKEOVER_EVERY,
             history: Default::default(),
+            vector_index_rows,
         },
         embedder,
     )

@@ -190,9 +190,24 @@ pub struct Options {
     /// changes go first.
     #[arg(long, env = "RAGDOWN_HISTORY_MAX_SIZE", global = true, default_value = "64MB", value_parser = crate::history::parse_size)]
     pub history_max_size: u64,
+    /// Chunks from which the dense search uses a vector index (LanceDB's IVF_PQ, its candidates
+    /// re-ranked exactly) instead of scanning every vector held in memory; `off` never builds one.
+    #[arg(long, env = "RAGDOWN_VECTOR_INDEX_ROWS", global = true, default_value = "200000", value_parser = parse_rows)]
+    pub vector_index_rows: usize,
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "RAGDOWN_LOG", global = true, default_value = DEFAULT_LOG)]
     pub log: String,
+}
+
+/// A row count, or `off` for none ever.
+fn parse_rows(value: &str) -> Result<usize, String> {
+    match value.trim() {
+        "off" => Ok(usize::MAX),
+        rows => rows
+            .replace(['_', ','], "")
+            .parse()
+            .map_err(|_| format!("{value:?} is not a number of rows or `off`")),
+    }
 }
 
 /// A configuration problem, reported before anything starts.
@@ -265,6 +280,9 @@ pub struct Config {
     pub root_mcp: bool,
     /// Which embedder, where its model comes from, and how the in-process one runs.
     pub embedder: EmbedderChoice,
+    /// Chunks from which the dense search uses a vector index (`RAGDOWN_VECTOR_INDEX_ROWS`;
+    /// `usize::MAX`: never).
+    pub vector_index_rows: usize,
     /// `embedd` workers and the `openai:` endpoint.
     pub endpoints: Endpoints,
     /// The log filter (`RAGDOWN_LOG`, tracing's EnvFilter syntax).
@@ -377,6 +395,7 @@ impl Config {
             read_only: o.read_only,
             disabled_tools: trimmed(&o.disabled_tools),
             text_limit: o.text_limit,
+            vector_index_rows: o.vector_index_rows,
             notes_dir: notes_dir(&o.notes_dir)?,
             search: SearchSettings {
                 max_per_document: o.max_per_document,

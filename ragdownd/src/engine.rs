@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use crate::embed::SharedEmbedder;
 use crate::error::{ErrorKind, Kinded};
 use crate::hook::memory::HookState;
+use crate::index::ann::VectorIndex;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
 use crate::index::primary::ForwardError;
@@ -74,6 +75,8 @@ pub struct EngineOptions {
     pub takeover_every: Duration,
     /// Where the history of changes is kept, and how much of it.
     pub history: crate::history::HistoryOptions,
+    /// Chunks from which the dense search uses a vector index ([`crate::index::ann`]).
+    pub vector_index_rows: usize,
 }
 
 /// How often readers without locks try to take over.
@@ -152,6 +155,7 @@ impl Engine {
             }
         };
         let (store, rebuild) = open_store(&options.data_dir, embedder.dim(), rebuild, is_primary).await?;
+        let store = store.with_vector_index(VectorIndex::new(options.vector_index_rows, &embedder.fingerprint()));
         let retext = is_primary && !rebuild && stored.as_ref().is_some_and(|old| old.text_rule != current.text_rule);
         if retext {
             upgrade_text(&store, &options.data_dir).await?;

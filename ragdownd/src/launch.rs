@@ -62,6 +62,7 @@ pub async fn open_engine_with(
             sync_on_open: true,
             takeover_every: crate::engine::TAKEOVER_EVERY,
             history: config.history.clone(),
+            vector_index_rows: config.vector_index_rows,
         },
         embedder,
     )

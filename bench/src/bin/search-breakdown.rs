@@ -28,10 +28,6 @@ struct Cli {
     /// Times each question is run.
     #[arg(long, default_value_t = 3)]
     reps: usize,
-    /// Then build a vector index (IVF_HNSW_SQ) and time the dense pool again, with how much of
-    /// the exact top 8 it still finds.
-    #[arg(long)]
-    vector_index: bool,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -130,43 +126,6 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             stages[6].1.push(ms(t));
         }
     }
-    let mut indexed = json!(null);
-    if cli.vector_index {
-        let mut exact = Vec::new();
-        for question in &generated.questions {
-            let vector = embedder
-                .embed(vec![question.q.clone()], TextKind::Query)
-                .await?
-                .pop()
-                .unwrap_or_default();
-            let ids: Vec<String> = store
-                .dense(&vector, &Default::default(), 8)
-                .await?
-                .into_iter()
-                .map(|c| c.id)
-                .collect();
-            exact.push((vector, ids));
-        }
-        let t = Instant::now();
-        store.create_vector_index().await?;
-        let build_s = t.elapsed().as_secs_f64();
-        let (mut times, mut found, mut total) = (Vec::new(), 0usize, 0usize);
-        for _ in 0..cli.reps {
-            for (vector, ids) in &exact {
-                let t = Instant::now();
-                let got = store.dense(vector, &Default::default(), 32).await?;
-                times.push(ms(t));
-                let top: Vec<&str> = got.iter().take(8).map(|c| c.id.as_str()).collect();
-                found += ids.iter().filter(|id| top.contains(&id.as_str())).count();
-                total += ids.len();
-            }
-        }
-        indexed = json!({
-            "build_s": (build_s * 10.0).round() / 10.0,
-            "dense": summary(times),
-            "recall_at_8": (found as f64 / total.max(1) as f64 * 1000.0).round() / 1000.0,
-        });
-    }
     let mut out = json!({
         "copies": cli.copies,
         "chunks": report.chunks,
@@ -177,7 +136,6 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     for (stage, times) in stages {
         out[stage] = summary(times);
     }
-    out["with_vector_index"] = indexed;
     println!("{out}");
     Ok(())
 }

@@ -2,10 +2,10 @@
 //! cosine ([`super::resident`]) with nothing read from the table. The fields of those that become
 //! hits, and their exact cosine from the stored f32 vectors, are read afterwards in one lookup in
 //! the table's `id` index ([`Store::load`]); [`Store::dense`] does both, oversampled, for callers
-//! that want the exact nearest. LanceDB's own flat search
-//! ([`Store::dense_scan`]) is kept
-//! for a write in flight before any resident copy exists, and as the reference the tests and
-//! `search-breakdown` compare against.
+//! that want the exact nearest. LanceDB's own flat search ([`Store::dense_scan`]) is kept for a
+//! write in flight before any resident copy exists, and as the reference the tests and
+//! `search-breakdown` compare against. Past the vector index's threshold the pool comes from
+//! LanceDB's vector index instead ([`super::ann`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use lancedb::arrow::arrow_array::cast::AsArray;
 use lancedb::arrow::arrow_array::types::Float32Type;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
+use super::ann_policy::DenseMode;
 use super::filter::{Filter, quote};
 use super::reads::{HIT_COLUMNS, candidates, column, strings};
 use super::resident::{self, Resident};
@@ -30,6 +31,14 @@ const OVERSAMPLE: usize = 2;
 
 /// Candidates rescored at the least, for small limits (link following asks for 2).
 const MIN_RESCORED: usize = 16;
+
+/// The cosine of two vectors; 0 when either is zero.
+pub(super) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let denominator = norm(a) * norm(b);
+    if denominator > 0.0 { dot / denominator } else { 0.0 }
+}
 
 impl Store {
     /// The `limit` nearest chunks to `query` by cosine, among those `filter` lets through, best
@@ -55,6 +64,11 @@ impl Store {
     pub async fn dense_pool(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Candidate>> {
         if limit == 0 {
             return Ok(Vec::new());
+        }
+        match self.dense_mode().await? {
+            DenseMode::Resident => {}
+            DenseMode::Indexed => return self.dense_indexed(query, filter, limit).await,
+            DenseMode::Flat => return self.dense_scan(query, filter, limit).await,
         }
         let Some(resident) = self.resident().await? else {
             return self.dense_scan(query, filter, limit).await;
@@ -82,17 +96,12 @@ impl Store {
         let mut columns = HIT_COLUMNS.to_vec();
         columns.push("vector");
         let batches = self.rows_by_id(&ids, &columns).await?;
-        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let query_norm = norm(query);
         let mut found: HashMap<String, Candidate> = HashMap::new();
         for batch in &batches {
             let vectors = column(batch, "vector")?.as_fixed_size_list();
             for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
                 let stored = vectors.value(row);
-                let stored = stored.as_primitive::<Float32Type>().values();
-                let dot: f32 = stored.iter().zip(query).map(|(a, b)| a * b).sum();
-                let denominator = norm(stored) * query_norm;
-                let similarity = if denominator > 0.0 { dot / denominator } else { 0.0 };
+                let similarity = cosine(stored.as_primitive::<Float32Type>().values(), query);
                 found.insert(
                     candidate.id.clone(),
                     Candidate {

@@ -2,6 +2,8 @@
 //! pools read), its `meta.json`, diff sync (and when it folds its writes into the indices) and the
 //! file watcher.
 
+pub mod ann;
+pub mod ann_policy;
 pub mod changes;
 pub mod dense;
 pub mod filter;

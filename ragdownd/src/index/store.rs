@@ -14,6 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use lancedb::Table;
 use lancedb::arrow::arrow_array::{
     ArrayRef, FixedSizeListArray, Float32Array, Float64Array, Int32Array, RecordBatch, StringArray,
 };
@@ -21,9 +22,9 @@ use lancedb::arrow::arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRe
 use lancedb::index::Index;
 use lancedb::index::scalar::{BTreeIndexBuilder, FtsIndexBuilder};
 use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
-use lancedb::{DistanceType, Table};
 use parking_lot::{Mutex, RwLock};
 
+use super::ann_policy::{DenseMode, VectorIndex};
 use super::filter::quote;
 use super::resident::{Added, Resident};
 use super::rows::{ChunkRow, DocumentNames, Superseded};
@@ -102,6 +103,13 @@ pub struct Store {
     has_indices: AtomicBool,
     /// How long superseded versions' files are kept ([`KEEP_VERSIONS_FOR`]).
     keep_versions_for: std::time::Duration,
+    /// When a vector index is built and searched ([`super::ann`]).
+    pub(super) vector_index: VectorIndex,
+    /// The table version the dense pool's source was last decided for, and that source.
+    pub(super) ann_mode: Mutex<Option<(u64, DenseMode)>>,
+    /// Held while the vector index is built or refreshed (and by compaction, which skips a turn
+    /// rather than wait for a build).
+    pub(super) ann_building: tokio::sync::Mutex<()>,
 }
 
 /// The table's columns for vectors of `dim` dimensions.
@@ -233,7 +241,21 @@ impl Store {
             writing: AtomicUsize::new(0),
             writes: AtomicU64::new(0),
             resident_loads: AtomicU64::new(0),
+            vector_index: VectorIndex::default(),
+            ann_mode: Mutex::new(None),
+            ann_building: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// Builds and searches a vector index as `policy` says instead of the default.
+    pub fn with_vector_index(mut self, policy: VectorIndex) -> Self {
+        self.vector_index = policy;
+        self
+    }
+
+    /// The vector index's policy.
+    pub fn vector_index(&self) -> &VectorIndex {
+        &self.vector_index
     }
 
     /// Keeps superseded versions' files this long instead of [`KEEP_VERSIONS_FOR`].
@@ -268,6 +290,7 @@ impl Store {
     /// Drops every row.
     pub async fn clear(&self) -> Result<()> {
         let write = self.begin_write().await?;
+        self.drop_vector_index().await?;
         self.table.delete("true").await?;
         self.forget_cached();
         let dim = self.dim;
@@ -301,27 +324,32 @@ impl Store {
         *self.names.lock() = None;
     }
 
-    /// Builds the full-text index and the `id` index when the table has rows and they are missing.
+    /// Builds the full-text index and the `id` and `path` indexes when the table has rows and they
+    /// are missing.
     /// Rows added later are still found (scanned) until [`Store::optimize`] folds them in, so
     /// building them after the first write lets BM25 answer while a long first index is still
     /// running. The `id` index (a B-tree) makes reading chunks by id (`id IN (…)`, what
     /// [`Store::load`] does for a search's hits) a lookup instead of a scan of the id column:
-    /// 64 chunks took 12.7 ms without it and 8.4 ms with it at 10,500 chunks (2026-12-01).
+    /// 64 chunks took 12.7 ms without it and 8.4 ms with it at 10,500 chunks (2026-12-01). The
+    /// `path` index does the same for one document's rows (`path = …`: link following past the
+    /// vector index's threshold, and the deletes of a sync).
     async fn ensure_indices(&self) -> Result<()> {
         if self.has_indices.load(Ordering::Acquire) {
             return Ok(());
         }
         let indices = self.table.list_indices().await?;
         let indexed = |column: &str| index_on(&indices, column).is_some();
-        let (has_text, has_id) = (indexed("search_text"), indexed("id"));
-        if (!has_text || !has_id) && self.count().await? == 0 {
+        let (has_text, has_id, has_path) = (indexed("search_text"), indexed("id"), indexed("path"));
+        if (!has_text || !has_id || !has_path) && self.count().await? == 0 {
             return Ok(());
         }
-        if !has_id {
-            self.table
-                .create_index(&["id"], Index::BTree(BTreeIndexBuilder::default()))
-                .execute()
-                .await?;
+        for (column, has) in [("id", has_id), ("path", has_path)] {
+            if !has {
+                self.table
+                    .create_index(&[column], Index::BTree(BTreeIndexBuilder::default()))
+                    .execute()
+                    .await?;
+            }
         }
         if !has_text {
             self.table
@@ -359,16 +387,24 @@ impl Store {
             ms
         };
         // `All` is these three with a 7-day prune; spelled out, so versions are listed once.
-        self.table
-            .optimize(OptimizeAction::Compact {
-                options: CompactionOptions::default(),
-                remap_options: None,
-            })
-            .await?;
+        // Compaction rewrites the files a vector index build reads, so it waits a turn while one
+        // runs ([`Store::upkeep_vector_index`]).
+        if let Ok(_no_build) = self.ann_building.try_lock() {
+            self.table
+                .optimize(OptimizeAction::Compact {
+                    options: CompactionOptions::default(),
+                    remap_options: None,
+                })
+                .await?;
+        }
         times.compact = lap();
-        self.table
-            .optimize(OptimizeAction::Index(OptimizeOptions::default()))
-            .await?;
+        // The vector index is refreshed by its own upkeep, off the sync's path.
+        let scalar = self.scalar_index_names().await?;
+        if !scalar.is_empty() {
+            self.table
+                .optimize(OptimizeAction::Index(OptimizeOptions::new().index_names(scalar)))
+                .await?;
+        }
         times.index = lap();
         self.table
             .optimize(OptimizeAction::Prune {
@@ -392,19 +428,6 @@ impl Store {
         };
         let stats = self.table.index_stats(&text.name).await?;
         Ok(stats.map_or(0, |stats| stats.num_unindexed_rows))
-    }
-
-    /// Builds an IVF_HNSW_SQ index over the vectors, cosine, with LanceDB's default partitioning.
-    /// Not used by the server yet: `search-breakdown --vector-index` measures what it would
-    /// give (speed, and overlap with the exact top-k) before it is made part of `optimize`.
-    pub async fn create_vector_index(&self) -> Result<()> {
-        let write = self.begin_write().await?;
-        let builder = lancedb::index::vector::IvfHnswSqIndexBuilder::default().distance_type(DistanceType::Cosine);
-        self.table
-            .create_index(&["vector"], Index::IvfHnswSq(builder))
-            .execute()
-            .await?;
-        self.end_write(write, |_| {}).await
     }
 
     /// Number of rows.

@@ -316,6 +316,7 @@ impl Shared {
     async fn fold_now(&self) -> Result<super::store::Optimized, super::store::StoreError> {
         let times = self.store.optimize().await?;
         self.unfolded().folded();
+        super::ann::spawn_upkeep(self.store.clone());
         Ok(times)
     }
 
@@ -383,6 +384,9 @@ impl Shared {
             at: iso_now(),
         });
         tracing::info!(?report, "sync done");
+        // The vector index is built or refreshed beside the next searches and writes, never
+        // before this sync answers.
+        super::ann::spawn_upkeep(self.store.clone());
         self.changes.publish(changes);
         Ok(report)
     }

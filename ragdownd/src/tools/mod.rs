@@ -544,6 +544,7 @@ mod tests {
             sync_on_open: false,
             takeover_every: crate::engine::TAKEOVER_EVERY,
             history: Default::default(),
+            vector_index_rows: crate::index::ann::DEFAULT_MIN_ROWS,
         };
         let embedder = Arc::new(crate::embed::hash::HashEmbedder);
         let engine = crate::engine::Engine::open(options, embedder).await.unwrap();

@@ -36,6 +36,7 @@ async fn open_with(
             sync_on_open: true,
             takeover_every,
             history: Default::default(),
+            vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
         },
         embedder,
     )

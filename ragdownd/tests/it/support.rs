@@ -408,6 +408,7 @@ pub async fn open_engine(
             sync_on_open: false,
             takeover_every: ragdownd::engine::TAKEOVER_EVERY,
             history: Default::default(),
+            vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
         },
         embedder,
     )
