@@ -84,6 +84,18 @@ impl Store {
         Ok(mode)
     }
 
+    /// The names of every vector index on the table (this store's and any other).
+    pub async fn vector_indices(&self) -> Result<Vec<String>> {
+        Ok(self
+            .table
+            .list_indices()
+            .await?
+            .into_iter()
+            .filter(|index| index.columns.iter().any(|c| c == "vector"))
+            .map(|index| index.name)
+            .collect())
+    }
+
     /// Whether this store's vector index ([`VectorIndex::name`]) exists on the table.
     pub async fn has_vector_index(&self) -> Result<bool> {
         let name = self.vector_index.name();

@@ -359,3 +359,82 @@ async fn the_temp_file_of_a_killed_write_is_removed_soon_after_a_restart() {
     let stats = stats(&client.ok("ragdown_stats", json!({})).await);
     assert_eq!(stats["files"], 1, "{stats}");
 }
+
+/// The vector indexes on the index in `data` (opened as a reader would).
+async fn vector_indices(data: &Path) -> Vec<String> {
+    let store = ragdownd::index::store::Store::open(&data.join("lance"), 384, false)
+        .await
+        .unwrap();
+    store.vector_indices().await.unwrap()
+}
+
+/// The best hit of a few questions that each name one section (the next ones tie closely with the
+/// hash embedder, and the exact paths may break a tie either way).
+async fn top_paths(client: &mut StdioClient) -> Vec<String> {
+    let mut out = Vec::new();
+    for query in [
+        "check item 17-3 on db-17",
+        "host db-1203 step 4",
+        "item 640-0",
+        "item 999-2",
+        "db-12 item 12-1",
+    ] {
+        let text = client
+            .ok("ragdown_recall", json!({"query": query, "top_k": 1, "format": "json"}))
+            .await;
+        let hits: Value = serde_json::from_str(&text).unwrap();
+        for hit in hits["hits"].as_array().unwrap() {
+            out.push(format!("{}#{}", hit["path"], hit["heading"]));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_while_it_builds_the_vector_index_the_next_start_searches_right_and_builds_it() {
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..1_500 {
+        let body: String = (0..5)
+            .map(|s| format!("## Step {s}\n\nOn host db-{i} check item {i}-{s}.\n\n"))
+            .collect();
+        write(
+            docs.path(),
+            &format!("r/{:02}/doc{i}.md", i % 40),
+            &format!("# Doc {i}\n\n{body}"),
+        );
+    }
+    let exact = {
+        let data = tempfile::tempdir().unwrap();
+        let mut env = test_env(docs.path(), data.path());
+        env.push(("RAGDOWN_VECTOR_INDEX_ROWS".into(), "off".into()));
+        let mut client = StdioClient::start(&env).await;
+        client.ok("ragdown_reindex", json!({})).await;
+        top_paths(&mut client).await
+    };
+    let data = tempfile::tempdir().unwrap();
+    let mut env = test_env(docs.path(), data.path());
+    env.push(("RAGDOWN_VECTOR_INDEX_ROWS".into(), "1000".into()));
+    let mut first = StdioClient::start(&env).await;
+    // The sync answers before the build (it starts after), so the kill falls into it.
+    first.ok("ragdown_reindex", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill().await;
+    assert!(
+        vector_indices(data.path()).await.is_empty(),
+        "the build finished before the kill: make the vault larger"
+    );
+
+    let mut again = StdioClient::start(&env).await;
+    again.ok("ragdown_reindex", json!({})).await;
+    assert_eq!(
+        top_paths(&mut again).await,
+        exact,
+        "searched right before the index is back"
+    );
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while vector_indices(data.path()).await.is_empty() {
+        assert!(Instant::now() < deadline, "the vector index was never built again");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(top_paths(&mut again).await, exact, "the same hits through the index");
+}
