@@ -2,6 +2,7 @@
 //!
 //! `retrieval` measures ranking quality on the generated runbook corpus (see `retrieval.rs`),
 //! `multilingual` on real Chinese, Japanese and Korean documentation (`multilingual.rs`).
+//! `vault` writes a vault of N distinct chunks to measure search at scale (`bench::vault`).
 //! `index` times a full first index of a docs dir (fresh data dir each run), a no-op re-sync, and
 //! the search path behind `ragdown_recall` (query embedding + dense + BM25 + fusion), and reports
 //! medians over runs with the machine it ran on. Results are printed as one JSON object; commit
@@ -64,6 +65,11 @@ enum Cmd {
     /// those languages and English: top-1, recall@5 and MRR per language and kind, hybrid
     /// against dense and BM25 alone. Writes the JSON to --out and prints a Markdown table.
     Multilingual(multilingual::Args),
+    /// Write a vault of exactly --chunks distinct chunks for search at scale: real Markdown first
+    /// (under real/: the crates this workspace downloads, web/node_modules, ../shared/data/corpora,
+    /// or the --source dirs), each chunk kept once, then seeded notes of Markov text trained on its
+    /// prose (under gen/), with queries.json and the manifest vault.json, which is also printed.
+    Vault(bench::vault::Args),
 }
 
 /// The `index` workload's settings.
@@ -318,6 +324,20 @@ async fn calibrate(embedder_name: String) -> anyhow::Result<serde_json::Value> {
     }))
 }
 
+/// The `vault` command: writes the vault, says how long it took, and returns the manifest.
+fn run_vault(args: &bench::vault::Args) -> anyhow::Result<Value> {
+    let started = Instant::now();
+    let manifest = bench::vault::run(args)?;
+    eprintln!(
+        "vault: {} chunks in {} files written to {} in {:.1} s",
+        manifest["chunks"],
+        manifest["files"],
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(manifest)
+}
+
 fn main() -> anyhow::Result<()> {
     // SAFETY: first thing in `main`, before any thread starts.
     #[allow(unsafe_code)]
@@ -339,6 +359,7 @@ fn main() -> anyhow::Result<()> {
                 )
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
+            Cmd::Vault(args) => run_vault(&args),
             Cmd::Index(args) => bench_index(args).await,
             Cmd::Multilingual(args) => {
                 let day = ragdownd::index::sync::iso_now()[..10].to_string();
