@@ -81,6 +81,16 @@ pub async fn open_engine(docs: &Path, data: &Path, embedder: SharedEmbedder) -> 
         Ok(rows) => rows.parse()?,
         Err(_) => ragdownd::index::ann::DEFAULT_MIN_ROWS,
     };
+    open_engine_with_rows(docs, data, embedder, vector_index_rows).await
+}
+
+/// [`open_engine`] with the vector index from `vector_index_rows` chunks (`usize::MAX`: never).
+pub async fn open_engine_with_rows(
+    docs: &Path,
+    data: &Path,
+    embedder: SharedEmbedder,
+    vector_index_rows: usize,
+) -> anyhow::Result<Arc<Engine>> {
     Ok(Engine::open(
         EngineOptions {
             docs_dir: docs.to_path_buf(),

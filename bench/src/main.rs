@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use bench::harness::{embedder, machine, open_engine};
 
+mod ann;
 mod multilingual;
 mod retrieval;
 
@@ -65,6 +66,10 @@ enum Cmd {
     /// those languages and English: top-1, recall@5 and MRR per language and kind, hybrid
     /// against dense and BM25 alone. Writes the JSON to --out and prints a Markdown table.
     Multilingual(multilingual::Args),
+    /// The vector index's parameters measured: for each kind, partition size, nprobes and refine
+    /// factor, the dense pool's time and its overlap with the exact top 10, on a vault indexed once
+    /// into a kept data dir.
+    Ann(ann::Args),
     /// Write a vault of exactly --chunks distinct chunks for search at scale: real Markdown first
     /// (under real/: the crates this workspace downloads, web/node_modules, ../shared/data/corpora,
     /// or the --source dirs), each chunk kept once, then seeded notes of Markov text trained on its
@@ -360,6 +365,7 @@ fn main() -> anyhow::Result<()> {
             }
             Cmd::Calibrate { embedder } => calibrate(embedder).await,
             Cmd::Vault(args) => run_vault(&args),
+            Cmd::Ann(args) => ann::run(args).await.map(|()| Value::Null),
             Cmd::Index(args) => bench_index(args).await,
             Cmd::Multilingual(args) => {
                 let day = ragdownd::index::sync::iso_now()[..10].to_string();

@@ -216,19 +216,26 @@ impl Store {
                     ms,
                 })
             }
-            _ => {
-                tracing::info!(rows, index = %name, "building the vector index");
-                self.table
-                    .create_index(&["vector"], policy.params.index(rows, self.dim))
-                    .name(name)
-                    .replace(true)
-                    .execute()
-                    .await?;
-                let ms = started.elapsed().as_millis() as u64;
-                tracing::info!(rows, ms, "vector index built");
-                Ok(Upkeep::Built { rows, ms })
-            }
+            _ => self.build_vector_index(rows).await,
         }
+    }
+
+    /// Trains this store's vector index over the table's `rows` rows and replaces the one there is
+    /// (at its commit: searches use the old one until then). What upkeep does when one is due; the
+    /// benchmarks call it to compare parameters.
+    pub async fn build_vector_index(&self, rows: usize) -> Result<Upkeep> {
+        let name = self.vector_index.name();
+        let started = Instant::now();
+        tracing::info!(rows, index = %name, "building the vector index");
+        self.table
+            .create_index(&["vector"], self.vector_index.params.index(rows, self.dim))
+            .name(name)
+            .replace(true)
+            .execute()
+            .await?;
+        let ms = started.elapsed().as_millis() as u64;
+        tracing::info!(rows, ms, "vector index built");
+        Ok(Upkeep::Built { rows, ms })
     }
 
     /// The names of the indices other than the vector index: what a fold refreshes (the vector
@@ -245,7 +252,7 @@ impl Store {
     }
 
     /// Drops this store's vector index if there is one (every row is about to be replaced).
-    pub(super) async fn drop_vector_index(&self) -> Result<()> {
+    pub async fn drop_vector_index(&self) -> Result<()> {
         if self.has_vector_index().await? {
             self.table.drop_index(&self.vector_index.name()).await?;
         }
