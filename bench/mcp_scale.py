@@ -100,6 +100,14 @@ async def run(cli: argparse.Namespace) -> dict:
                     for query in queries[:100]:
                         context.append((await timed(session, "ragdown_context", {"prompt": query}))[0])
                     out["recall_ms"], out["context_ms"] = summary(recall), summary(context)
+                    # Filtered: a tenth of the generated folders (about 9% of the vault at every size),
+                    # and one of the generated notes' tags.
+                    prefixed = [(await timed(session, "ragdown_recall",
+                                             {"query": q, "top_k": 8, "path_prefix": "gen/area-00"}))[0]
+                                for q in queries[:100]]
+                    tagged = [(await timed(session, "ragdown_recall", {"query": q, "top_k": 8, "tag": cli.tag}))[0]
+                              for q in queries[:100]]
+                    out["recall_prefix_ms"], out["recall_tag_ms"] = summary(prefixed), summary(tagged)
                     listing = [(await timed(session, "ragdown_list", {}))[0] for _ in range(3)]
                     some = sorted((vault / "gen").rglob("*.md"))[:1] or sorted(vault.rglob("*.md"))[:1]
                     target = str(some[0].relative_to(vault))
@@ -142,6 +150,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--tag", default="performance", help="a tag for the filtered recall")
     parser.add_argument("--vector-index-rows", help="RAGDOWN_VECTOR_INDEX_ROWS (default: the server's)")
     parser.add_argument("--build-timeout", type=float, default=1800, help="seconds to wait for the vector index")
     parser.add_argument("--work", help="where the data dir goes (default: the system's temp dir)")

@@ -96,6 +96,16 @@ impl Store {
             .collect())
     }
 
+    /// The rows this store's vector index covers and those written since its last refresh, or
+    /// `None` without one.
+    pub async fn vector_index_coverage(&self) -> Result<Option<(usize, usize)>> {
+        if !self.has_vector_index().await? {
+            return Ok(None);
+        }
+        let stats = self.table.index_stats(&self.vector_index.name()).await?;
+        Ok(stats.map(|stats| (stats.num_indexed_rows, stats.num_unindexed_rows)))
+    }
+
     /// Whether this store's vector index ([`VectorIndex::name`]) exists on the table.
     pub async fn has_vector_index(&self) -> Result<bool> {
         let name = self.vector_index.name();

@@ -32,5 +32,6 @@ mod structured;
 mod support;
 mod tools_golden;
 mod trust;
+mod vector_index;
 mod web;
 mod write;
