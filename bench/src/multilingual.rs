@@ -136,7 +136,7 @@ fn load(path: &Path) -> anyhow::Result<Vec<MlQuestion>> {
 async fn verify(engine: &Engine, docs: &Path, questions: &[MlQuestion]) -> anyhow::Result<usize> {
     let files = engine.store().files().await?;
     let mut sections = HashSet::new();
-    for (path, state) in &files {
+    for (path, state) in files.iter() {
         let source = std::fs::read_to_string(docs.join(path)).with_context(|| path.clone())?;
         let document = chunk_document(path, &source);
         anyhow::ensure!(

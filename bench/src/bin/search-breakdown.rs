@@ -28,6 +28,10 @@ struct Cli {
     /// Times each question is run.
     #[arg(long, default_value_t = 3)]
     reps: usize,
+    /// A vault `ragdown-bench vault` wrote, with its first 200 queries, instead of the copies.
+    /// The vector index is built (past `RAGDOWN_VECTOR_INDEX_ROWS`) before the timings.
+    #[arg(long)]
+    vault: Option<std::path::PathBuf>,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -59,10 +63,20 @@ fn main() -> anyhow::Result<()> {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let work = tempfile::tempdir()?;
     let generated = corpus::generate();
-    let docs = work.path().join("docs");
-    for copy in 0..cli.copies {
-        corpus::write_markdown(&generated, &docs.join(format!("c{copy:04}")))?;
-    }
+    let (docs, questions) = match &cli.vault {
+        Some(vault) => {
+            let queries: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(vault.join("queries.json"))?)?;
+            let queries = queries.iter().filter_map(|q| q["query"].as_str().map(str::to_owned));
+            (vault.clone(), queries.take(200).collect::<Vec<_>>())
+        }
+        None => {
+            let docs = work.path().join("docs");
+            for copy in 0..cli.copies {
+                corpus::write_markdown(&generated, &docs.join(format!("c{copy:04}")))?;
+            }
+            (docs, generated.questions.iter().map(|q| q.q.clone()).collect())
+        }
+    };
     let name = cli.embedder.clone();
     let embedder = tokio::task::spawn_blocking(move || embedder(&name, None, None, None)).await??;
     let engine = open_engine(&docs, &work.path().join("data"), embedder.clone()).await?;
@@ -70,6 +84,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let report = engine.indexer.sync(false).await?;
     let index_s = started.elapsed().as_secs_f64();
     let store = engine.store();
+    let built = store.upkeep_vector_index().await?;
+    let mode = format!("{:?}", store.dense_mode().await?);
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let mut stages: Vec<(&str, Vec<f64>)> = [
         "embed",
@@ -86,8 +102,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     .collect();
     let options = SearchOptions::new(SearchSettings::default(), ragdownd::index::scan::Layout::Single);
     for _ in 0..cli.reps {
-        for question in &generated.questions {
-            let query = question.q.as_str();
+        for query in &questions {
+            let query = query.as_str();
             let t = Instant::now();
             let vector = embedder
                 .embed(vec![query.to_string()], TextKind::Query)
@@ -131,6 +147,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         "chunks": report.chunks,
         "embedder": cli.embedder,
         "index_s": (index_s * 10.0).round() / 10.0,
+        "vector_index": serde_json::to_value(&built)?,
+        "dense_mode": mode,
         "machine": machine(),
     });
     for (stage, times) in stages {

@@ -62,10 +62,10 @@ fn folder_view_of(
 }
 
 /// The index's files, or none while it loads (a folder list still answers).
-async fn indexed_files(state: &AppState) -> ApiResult<HashMap<String, FileState>> {
+async fn indexed_files(state: &AppState) -> ApiResult<Arc<HashMap<String, FileState>>> {
     match state.engine() {
         Some(engine) => Ok(engine.store().files().await?),
-        None => Ok(HashMap::new()),
+        None => Ok(Arc::default()),
     }
 }
 

@@ -30,7 +30,7 @@ use lancedb::table::{OptimizeAction, OptimizeOptions};
 
 pub use super::ann_policy::{AnnParams, DEFAULT_MIN_ROWS, DenseMode, IndexKind, VectorIndex};
 use super::filter::Filter;
-use super::reads::{HIT_COLUMNS, candidates, column};
+use super::reads::{HIT_COLUMNS, candidates, column, strings};
 use super::rows::Candidate;
 use super::store::{Result, Store};
 
@@ -112,9 +112,11 @@ impl Store {
         Ok(self.table.list_indices().await?.iter().any(|index| index.name == name))
     }
 
-    /// The `limit` nearest chunks by LanceDB's vector index, every field read and the similarity
-    /// exact (its refine step), among the rows `filter` lets through: LanceDB filters first and
-    /// searches more partitions when too few rows pass.
+    /// The `limit` nearest chunks by LanceDB's vector index, among the rows `filter` lets through
+    /// (LanceDB filters first and searches more partitions when too few rows pass), with their
+    /// similarity exact (its refine step) and only their id and path read, as the resident pool
+    /// gives them: a search reads the other fields for the few that become hits
+    /// ([`Store::load`]).
     pub(super) async fn dense_indexed(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Candidate>> {
         if filter.path.is_some() {
             return self.dense_exact_where(query, filter, limit).await;
@@ -126,7 +128,7 @@ impl Store {
             .nearest_to(query)?
             .distance_type(DistanceType::Cosine)
             .minimum_nprobes(params.nprobes)?
-            .select(Select::columns(HIT_COLUMNS))
+            .select(Select::columns(&["id", "path"]))
             .limit(limit);
         if let Some(refine) = params.refine_factor {
             search = search.refine_factor(refine);
@@ -138,11 +140,10 @@ impl Store {
         let mut out = Vec::new();
         for batch in &batches {
             let distance = column(batch, "_distance")?.as_primitive::<Float32Type>().clone();
-            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
-                out.push(Candidate {
-                    similarity: 1.0 - distance.value(row),
-                    ..candidate
-                });
+            let (ids, paths) = (strings(batch, "id")?, strings(batch, "path")?);
+            for row in 0..batch.num_rows() {
+                let similarity = 1.0 - distance.value(row);
+                out.push(Candidate::unloaded(ids.value(row), paths.value(row), similarity));
             }
         }
         Ok(out)

@@ -10,6 +10,7 @@
 //! (`db.m5.large`) to `search_text` as one term each (`index::terms::joined_terms`), so those
 //! are found whole too.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -27,7 +28,7 @@ use parking_lot::{Mutex, RwLock};
 use super::ann_policy::{DenseMode, VectorIndex};
 use super::filter::quote;
 use super::resident::{Added, Resident};
-use super::rows::{ChunkRow, DocumentNames, Superseded};
+use super::rows::{ChunkRow, DocumentNames, FileState, Superseded};
 
 /// The table's name.
 pub const TABLE: &str = "chunks";
@@ -99,6 +100,10 @@ pub struct Store {
     pub(super) superseded: Mutex<Option<Arc<Superseded>>>,
     /// Every document's path and aliases, sorted by path, cached until the next write.
     pub(super) names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
+    /// [`Store::files`] of a table version, brought over this process's writes.
+    pub(super) files_cache: Mutex<Option<(u64, Arc<HashMap<String, FileState>>)>>,
+    /// Times [`Store::files`] read the table.
+    pub(super) files_loads: AtomicU64,
     /// Whether the full-text and `id` indexes exist (checked once, then known).
     has_indices: AtomicBool,
     /// How long superseded versions' files are kept ([`KEEP_VERSIONS_FOR`]).
@@ -234,6 +239,8 @@ impl Store {
             dim,
             superseded: Mutex::new(None),
             names: Mutex::new(None),
+            files_cache: Mutex::new(None),
+            files_loads: AtomicU64::new(0),
             has_indices: AtomicBool::new(false),
             keep_versions_for: KEEP_VERSIONS_FOR,
             resident: RwLock::new(None),
@@ -281,6 +288,22 @@ impl Store {
             self.ensure_indices().await?;
         }
         self.forget_cached();
+        self.files_wrote(write.before, |files| {
+            for path in paths {
+                files.remove(path);
+            }
+            for row in &rows {
+                files
+                    .entry(row.path.clone())
+                    .and_modify(|state| state.chunks += 1)
+                    .or_insert_with(|| FileState {
+                        file_hash: row.file_hash.clone(),
+                        mtime_ms: row.mtime_ms,
+                        size: row.size,
+                        chunks: 1,
+                    });
+            }
+        });
         self.end_write(write, |resident| {
             resident.apply(paths, rows.iter().map(resident_fields))
         })
@@ -293,6 +316,7 @@ impl Store {
         self.drop_vector_index().await?;
         self.table.delete("true").await?;
         self.forget_cached();
+        self.files_wrote(write.before, HashMap::clear);
         let dim = self.dim;
         self.end_write(write, |resident| *resident = Resident::empty(0, dim))
             .await
@@ -311,12 +335,29 @@ impl Store {
         Ok(write)
     }
 
-    /// Brings the resident vectors over a finished write (`change`), or drops them when they were
-    /// not the version the write began from.
+    /// Brings the resident vectors over a finished write (`change`), and the files of
+    /// [`Store::files`] (changed by [`Store::files_wrote`] first where the write changed them), or
+    /// drops them when they were not the version the write began from.
     pub(super) async fn end_write(&self, write: Write<'_>, change: impl FnOnce(&mut Resident)) -> Result<()> {
         let after = self.table.version().await?;
         self.resident_wrote(write.before, after, change);
+        let mut files = self.files_cache.lock();
+        match files.as_mut() {
+            Some((version, _)) if *version == write.before => *version = after,
+            _ => *files = None,
+        }
         Ok(())
+    }
+
+    /// Applies `change` to the cached files of [`Store::files`] when they are the version a write
+    /// began from (`before`); [`Store::end_write`] then makes them the version after it.
+    fn files_wrote(&self, before: u64, change: impl FnOnce(&mut HashMap<String, FileState>)) {
+        let mut files = self.files_cache.lock();
+        if let Some((version, cached)) = files.as_mut()
+            && *version == before
+        {
+            change(Arc::make_mut(cached));
+        }
     }
 
     pub(super) fn forget_cached(&self) {
@@ -552,6 +593,38 @@ mod tests {
             .collect();
         assert_eq!(dense, ["d0.md#0@0", "d1.md#0@1"]);
         assert_eq!(store.dense_ids(&query, 2).await.unwrap(), dense);
+    }
+
+    #[tokio::test]
+    async fn the_files_follow_this_processs_writes_and_are_read_again_after_anothers() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), 4, false).await.unwrap();
+        store.apply(&[], vec![row("a.md", 1)]).await.unwrap();
+        assert_eq!(store.files().await.unwrap()["a.md"].file_hash, "1");
+        assert_eq!(store.files_loads(), 1);
+        let mut two = row("a.md", 2);
+        two.id = "a.md#1@2".into();
+        store
+            .apply(&["a.md".into()], vec![row("a.md", 2), two, row("b.md", 3)])
+            .await
+            .unwrap();
+        store.optimize().await.unwrap();
+        let files = store.files().await.unwrap();
+        assert_eq!((files["a.md"].file_hash.as_str(), files["a.md"].chunks), ("2", 2));
+        assert_eq!(files["b.md"].file_hash, "3");
+        assert_eq!(store.files_loads(), 1, "brought over the writes, not read again");
+        store.apply(&["b.md".into()], Vec::new()).await.unwrap();
+        assert!(!store.files().await.unwrap().contains_key("b.md"));
+
+        let other = Store::open(dir.path(), 4, false).await.unwrap();
+        other.apply(&[], vec![row("c.md", 4)]).await.unwrap();
+        let files = store.files().await.unwrap();
+        assert_eq!(store.files_loads(), 2, "another process's write is read");
+        assert_eq!(files.keys().count(), 2);
+        assert_eq!(files["c.md"].file_hash, "4");
+        store.clear().await.unwrap();
+        assert!(store.files().await.unwrap().is_empty());
+        assert_eq!(store.files_loads(), 2);
     }
 
     #[tokio::test]
