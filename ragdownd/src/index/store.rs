@@ -82,6 +82,9 @@ fn resident_fields(row: &ChunkRow) -> Added<'_> {
     (&row.id, &row.path, &row.tags, !row.created_by.is_empty(), &row.vector)
 }
 
+/// Every indexed file's state, by path ([`Store::files`]).
+pub type Files = Arc<HashMap<String, FileState>>;
+
 /// The chunk table.
 #[derive(Debug)]
 pub struct Store {
@@ -101,7 +104,7 @@ pub struct Store {
     /// Every document's path and aliases, sorted by path, cached until the next write.
     pub(super) names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
     /// [`Store::files`] of a table version, brought over this process's writes.
-    pub(super) files_cache: Mutex<Option<(u64, Arc<HashMap<String, FileState>>)>>,
+    pub(super) files_cache: Mutex<Option<(u64, Files)>>,
     /// Times [`Store::files`] read the table.
     pub(super) files_loads: AtomicU64,
     /// Whether the full-text and `id` indexes exist (checked once, then known).
