@@ -199,14 +199,19 @@ pub struct Options {
     pub log: String,
 }
 
-/// A row count, or `off` for none ever.
-fn parse_rows(value: &str) -> Result<usize, String> {
+/// A value of `RAGDOWN_VECTOR_INDEX_ROWS` that is neither a number nor `off`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a number of rows or `off`")]
+pub struct NotRows(String);
+
+/// A row count (`_` and `,` between digits allowed), or `off` for none ever.
+fn parse_rows(value: &str) -> Result<usize, NotRows> {
     match value.trim() {
         "off" => Ok(usize::MAX),
         rows => rows
             .replace(['_', ','], "")
             .parse()
-            .map_err(|_| format!("{value:?} is not a number of rows or `off`")),
+            .map_err(|_| NotRows(value.to_string())),
     }
 }
 
@@ -649,6 +654,17 @@ mod tests {
         assert_ne!(stdio.data_dir, serve.data_dir);
         assert_eq!(stdio.data_dir.file_name().unwrap().len(), 16);
         assert_eq!(stdio.embedder.source.models_dir, PathBuf::from("/c/ragdown/models"));
+    }
+
+    #[test]
+    fn the_vector_index_rows_take_a_number_or_off() {
+        assert_eq!(parse_rows("200_000").unwrap(), 200_000);
+        assert_eq!(parse_rows(" 1,000 ").unwrap(), 1_000);
+        assert_eq!(parse_rows("off").unwrap(), usize::MAX);
+        assert_eq!(
+            parse_rows("lots").unwrap_err().to_string(),
+            "\"lots\" is not a number of rows or `off`"
+        );
     }
 
     #[test]
