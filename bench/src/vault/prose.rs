@@ -1,10 +1,12 @@
 //! Text rules the harvest, the chain and the queries share: the whitespace-normalised fingerprint
-//! two chunks are told apart by, what counts as a chunk's prose, and the fence rule of ragdownd's
-//! chunker, restated here because ragdownd keeps its own `Fences` crate-private.
+//! two chunks are told apart by, and what counts as a chunk's prose (read with ragdownd's own
+//! fence rule, [`Fences`]).
 
 use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
+
+use ragdownd::markdown::Fences;
 
 /// Chunks are kept only when their whitespace-normalised text has at least this many characters.
 pub(crate) const MIN_CHUNK_CHARS: usize = 80;
@@ -44,49 +46,6 @@ impl Distinct {
     /// Adds a fingerprint; false when it was there already.
     pub(crate) fn insert(&mut self, print: u128) -> bool {
         self.0.insert(print)
-    }
-}
-
-/// A fence marker as ragdownd's chunker reads one (`^\s{0,3}(`{3,}|~{3,})`): its byte and length.
-fn fence_marker(line: &str) -> Option<(u8, usize)> {
-    let mut rest = line;
-    for _ in 0..3 {
-        match rest.chars().next() {
-            Some(c) if c.is_whitespace() => rest = &rest[c.len_utf8()..],
-            _ => break,
-        }
-    }
-    let first = *rest.as_bytes().first()?;
-    if first != b'`' && first != b'~' {
-        return None;
-    }
-    let len = rest.bytes().take_while(|&b| b == first).count();
-    (len >= 3).then_some((first, len))
-}
-
-/// Whether the lines seen so far leave fenced code open, by the chunker's rule: a fence closes
-/// on a marker of the same character at least as long as the opener, whatever follows it.
-#[derive(Debug, Default)]
-pub(crate) struct Fences {
-    open: Option<(u8, usize)>,
-}
-
-impl Fences {
-    /// Feeds the next line; says whether it was a fence marker.
-    pub(crate) fn observe(&mut self, line: &str) -> bool {
-        let Some(marker) = fence_marker(line) else {
-            return false;
-        };
-        match self.open {
-            None => self.open = Some(marker),
-            Some((ch, len)) if marker.0 == ch && marker.1 >= len => self.open = None,
-            Some(_) => {}
-        }
-        true
-    }
-
-    pub(crate) fn is_open(&self) -> bool {
-        self.open.is_some()
     }
 }
 

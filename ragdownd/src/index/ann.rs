@@ -30,7 +30,7 @@ use lancedb::table::{OptimizeAction, OptimizeOptions};
 
 pub use super::ann_policy::{AnnParams, DEFAULT_MIN_ROWS, DenseMode, IndexKind, VectorIndex};
 use super::filter::Filter;
-use super::reads::{HIT_COLUMNS, candidates, column, strings};
+use super::reads::{column, strings};
 use super::rows::Candidate;
 use super::store::{Result, Store};
 
@@ -60,7 +60,11 @@ impl Store {
     /// Where the dense pool of the table's latest version comes from ([`DenseMode`]); decided
     /// once per version. Past the threshold the resident vectors are dropped.
     pub async fn dense_mode(&self) -> Result<DenseMode> {
-        let version = self.table.version().await?;
+        self.dense_mode_at(self.table.version().await?).await
+    }
+
+    /// [`Store::dense_mode`] of table version `version`, the latest one read.
+    pub(super) async fn dense_mode_at(&self, version: u64) -> Result<DenseMode> {
         if let Some((known, mode)) = *self.ann_mode.lock()
             && known == version
         {
@@ -86,12 +90,17 @@ impl Store {
 
     /// The names of every vector index on the table (this store's and any other).
     pub async fn vector_indices(&self) -> Result<Vec<String>> {
+        self.index_names(true).await
+    }
+
+    /// The names of the table's indices over the vectors (`true`) or over the other columns.
+    async fn index_names(&self, on_vectors: bool) -> Result<Vec<String>> {
         Ok(self
             .table
             .list_indices()
             .await?
             .into_iter()
-            .filter(|index| index.columns.iter().any(|c| c == "vector"))
+            .filter(|index| covers_vectors(index) == on_vectors)
             .map(|index| index.name)
             .collect())
     }
@@ -152,25 +161,8 @@ impl Store {
     /// The `limit` nearest among the few rows `filter` selects (one document's), read with their
     /// vectors and ranked by exact cosine.
     async fn dense_exact_where(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Candidate>> {
-        let mut columns = HIT_COLUMNS.to_vec();
-        columns.push("vector");
-        let mut rows = self.table.query().select(Select::columns(&columns));
-        if let Some(sql) = filter.to_sql() {
-            rows = rows.only_if(sql);
-        }
-        let batches: Vec<_> = rows.execute().await?.try_collect().await?;
-        let mut out = Vec::new();
-        for batch in &batches {
-            let vectors = column(batch, "vector")?.as_fixed_size_list();
-            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
-                let stored = vectors.value(row);
-                let similarity = super::dense::cosine(stored.as_primitive::<Float32Type>().values(), query);
-                out.push(Candidate {
-                    similarity,
-                    ..candidate
-                });
-            }
-        }
+        let sql = filter.to_sql().unwrap_or_else(|| "true".into());
+        let mut out = self.scored_rows(query, sql).await?;
         out.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.id.cmp(&b.id)));
         out.truncate(limit);
         Ok(out)
@@ -187,8 +179,7 @@ impl Store {
         let name = policy.name();
         let rows = self.table.count_rows(None).await?;
         let indices = self.table.list_indices().await?;
-        let on_vectors = |index: &&lancedb::index::IndexConfig| index.columns.iter().any(|c| c == "vector");
-        if let Some(other) = indices.iter().filter(on_vectors).find(|index| index.name != name) {
+        if let Some(other) = indices.iter().find(|index| covers_vectors(index) && index.name != name) {
             tracing::info!(index = %other.name, "dropping a vector index built for another embedder or kind");
             self.table.drop_index(&other.name).await?;
             return Ok(Upkeep::Dropped {
@@ -252,14 +243,7 @@ impl Store {
     /// The names of the indices other than the vector index: what a fold refreshes (the vector
     /// index is refreshed by [`Store::upkeep_vector_index`], off the sync's path).
     pub(super) async fn scalar_index_names(&self) -> Result<Vec<String>> {
-        Ok(self
-            .table
-            .list_indices()
-            .await?
-            .into_iter()
-            .filter(|index| !index.columns.iter().any(|c| c == "vector"))
-            .map(|index| index.name)
-            .collect())
+        self.index_names(false).await
     }
 
     /// Drops this store's vector index if there is one (every row is about to be replaced).
@@ -269,6 +253,11 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Whether `index` is over the `vector` column.
+fn covers_vectors(index: &lancedb::index::IndexConfig) -> bool {
+    index.columns.iter().any(|c| c == "vector")
 }
 
 /// Starts [`Store::upkeep_vector_index`] on a task of its own; a failure is logged and tried

@@ -65,12 +65,14 @@ impl Store {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        match self.dense_mode().await? {
+        // Read once: each read asks the storage for the latest version.
+        let version = self.table.version().await?;
+        match self.dense_mode_at(version).await? {
             DenseMode::Resident => {}
             DenseMode::Indexed => return self.dense_indexed(query, filter, limit).await,
             DenseMode::Flat => return self.dense_scan(query, filter, limit).await,
         }
-        let Some(resident) = self.resident().await? else {
+        let Some(resident) = self.resident(version).await? else {
             return self.dense_scan(query, filter, limit).await;
         };
         // The scan is CPU work (4 ms at 105,000 chunks): on a blocking thread, so that the BM25
@@ -92,25 +94,14 @@ impl Store {
         if missing.is_empty() {
             return Ok(());
         }
-        let ids: Vec<&str> = missing.iter().map(|c| c.id.as_str()).collect();
-        let mut columns = HIT_COLUMNS.to_vec();
-        columns.push("vector");
-        let batches = self.rows_by_id(&ids, &columns).await?;
-        let mut found: HashMap<String, Candidate> = HashMap::new();
-        for batch in &batches {
-            let vectors = column(batch, "vector")?.as_fixed_size_list();
-            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
-                let stored = vectors.value(row);
-                let similarity = cosine(stored.as_primitive::<Float32Type>().values(), query);
-                found.insert(
-                    candidate.id.clone(),
-                    Candidate {
-                        similarity,
-                        ..candidate
-                    },
-                );
-            }
-        }
+        // A lookup in the `id` index.
+        let list = missing.iter().map(|c| quote(&c.id)).collect::<Vec<_>>().join(", ");
+        let mut found: HashMap<String, Candidate> = self
+            .scored_rows(query, format!("id IN ({list})"))
+            .await?
+            .into_iter()
+            .map(|candidate| (candidate.id.clone(), candidate))
+            .collect();
         for candidate in &mut missing {
             if let Some(full) = found.remove(&candidate.id) {
                 **candidate = full;
@@ -119,19 +110,32 @@ impl Store {
         Ok(())
     }
 
-    /// The `columns` of the rows whose id is one of `ids` (a lookup in the `id` index), in no
-    /// particular order.
-    async fn rows_by_id(&self, ids: &[&str], columns: &[&str]) -> Result<Vec<RecordBatch>> {
-        let list = ids.iter().map(|id| quote(id)).collect::<Vec<_>>().join(", ");
-        Ok(self
+    /// Every field of the rows `sql` selects, in no particular order, each with the exact cosine
+    /// of its stored vector with `query`.
+    pub(super) async fn scored_rows(&self, query: &[f32], sql: String) -> Result<Vec<Candidate>> {
+        let mut columns = HIT_COLUMNS.to_vec();
+        columns.push("vector");
+        let batches: Vec<RecordBatch> = self
             .table
             .query()
-            .only_if(format!("id IN ({list})"))
-            .select(Select::columns(columns))
+            .only_if(sql)
+            .select(Select::columns(&columns))
             .execute()
             .await?
             .try_collect()
-            .await?)
+            .await?;
+        let mut out = Vec::new();
+        for batch in &batches {
+            let vectors = column(batch, "vector")?.as_fixed_size_list();
+            for (row, candidate) in candidates(batch)?.into_iter().enumerate() {
+                let stored = vectors.value(row);
+                out.push(Candidate {
+                    similarity: cosine(stored.as_primitive::<Float32Type>().values(), query),
+                    ..candidate
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// LanceDB's flat search: every vector of the table decoded and scored, for each query.
@@ -187,12 +191,11 @@ impl Store {
     /// The resident vectors of the table's latest version, loaded when missing or stale. While
     /// this process is writing, the copy from before the write (the write brings it up to date as
     /// it lands), or `None` when there is none yet.
-    async fn resident(&self) -> Result<Option<Arc<Resident>>> {
+    async fn resident(&self, version: u64) -> Result<Option<Arc<Resident>>> {
         let current = self.resident.read().clone();
         if self.writing.load(Ordering::Acquire) > 0 {
             return Ok(current);
         }
-        let version = self.table.version().await?;
         if let Some(resident) = current.filter(|r| r.version == version) {
             return Ok(Some(resident));
         }

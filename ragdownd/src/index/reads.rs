@@ -13,7 +13,7 @@ use lancedb::index::scalar::FullTextSearchQuery;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
 use super::filter::{Filter, quote};
-use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Superseded};
+use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Superseded, count_chunk};
 use super::store::{Result, ShapeError, Store};
 
 pub(super) const HIT_COLUMNS: &[&str] = &[
@@ -75,15 +75,13 @@ impl Store {
             let mtime = column(batch, "mtime_ms")?.as_primitive::<Float64Type>().clone();
             let size = column(batch, "size")?.as_primitive::<Float64Type>().clone();
             for row in 0..batch.num_rows() {
-                files
-                    .entry(path.value(row).to_string())
-                    .and_modify(|state| state.chunks += 1)
-                    .or_insert_with(|| FileState {
-                        file_hash: hash.value(row).to_string(),
-                        mtime_ms: mtime.value(row),
-                        size: size.value(row),
-                        chunks: 1,
-                    });
+                count_chunk(
+                    &mut files,
+                    path.value(row),
+                    hash.value(row),
+                    mtime.value(row),
+                    size.value(row),
+                );
             }
         }
         Ok(files)

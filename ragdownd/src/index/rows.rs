@@ -140,3 +140,23 @@ pub struct FileState {
     pub size: f64,
     pub chunks: usize,
 }
+
+/// Counts one more chunk of the file at `path` in `files`, the file's state as given when it is
+/// the first.
+pub(super) fn count_chunk(
+    files: &mut std::collections::HashMap<String, FileState>,
+    path: &str,
+    file_hash: &str,
+    mtime_ms: f64,
+    size: f64,
+) {
+    files
+        .entry(path.to_string())
+        .and_modify(|state| state.chunks += 1)
+        .or_insert_with(|| FileState {
+            file_hash: file_hash.to_string(),
+            mtime_ms,
+            size,
+            chunks: 1,
+        });
+}

@@ -28,7 +28,7 @@ use parking_lot::{Mutex, RwLock};
 use super::ann_policy::{DenseMode, VectorIndex};
 use super::filter::quote;
 use super::resident::{Added, Resident};
-use super::rows::{ChunkRow, DocumentNames, FileState, Superseded};
+use super::rows::{ChunkRow, DocumentNames, FileState, Superseded, count_chunk};
 
 /// The table's name.
 pub const TABLE: &str = "chunks";
@@ -296,15 +296,7 @@ impl Store {
                 files.remove(path);
             }
             for row in &rows {
-                files
-                    .entry(row.path.clone())
-                    .and_modify(|state| state.chunks += 1)
-                    .or_insert_with(|| FileState {
-                        file_hash: row.file_hash.clone(),
-                        mtime_ms: row.mtime_ms,
-                        size: row.size,
-                        chunks: 1,
-                    });
+                count_chunk(files, &row.path, &row.file_hash, row.mtime_ms, row.size);
             }
         });
         self.end_write(write, |resident| {

@@ -63,7 +63,7 @@ pub fn is_markdown(name: &str) -> bool {
 /// Any such marker closes it, even one followed by an info string (CommonMark would not close
 /// there; the chunker and the tag and link scanners all follow this one rule).
 #[derive(Debug, Default)]
-pub(crate) struct Fences {
+pub struct Fences {
     /// The open fence's character (`` ` `` or `~`) and length, or `None` outside code.
     open: Option<(u8, usize)>,
 }
@@ -71,7 +71,7 @@ pub(crate) struct Fences {
 impl Fences {
     /// Feeds the next line and says whether it was a fence marker (an opener, a closer, or a
     /// marker inside a fence that does not close it).
-    pub(crate) fn observe(&mut self, line: &str) -> bool {
+    pub fn observe(&mut self, line: &str) -> bool {
         let Some(marker) = FENCE_MARKER.captures(line).and_then(|c| c.get(1)) else {
             return false;
         };
@@ -86,7 +86,7 @@ impl Fences {
     }
 
     /// Whether the current line is inside fenced code.
-    pub(crate) fn is_open(&self) -> bool {
+    pub fn is_open(&self) -> bool {
         self.open.is_some()
     }
 }

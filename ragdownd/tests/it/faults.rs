@@ -13,6 +13,21 @@ fn stats(text: &str) -> Value {
     serde_json::from_str(text).unwrap()
 }
 
+/// `files` documents of five sections each in 40 folders under `docs/r/`, every section naming
+/// its own host and item.
+fn five_step_docs(docs: &Path, files: u64) {
+    for i in 0..files {
+        let body: String = (0..5)
+            .map(|s| format!("## Step {s}\n\nOn host db-{i} check item {i}-{s}.\n\n"))
+            .collect();
+        write(
+            docs,
+            &format!("r/{:02}/doc{i}.md", i % 40),
+            &format!("# Doc {i}\n\n{body}"),
+        );
+    }
+}
+
 /// The chunks the index of `docs` holds when built from nothing, in a data dir of its own.
 async fn reference_chunks(docs: &Path) -> u64 {
     let data = tempfile::tempdir().unwrap();
@@ -27,16 +42,7 @@ async fn reference_chunks(docs: &Path) -> u64 {
 async fn killed_during_the_first_index_the_next_start_repairs_it() {
     let docs = tempfile::tempdir().unwrap();
     let files = 1_500;
-    for i in 0..files {
-        let body: String = (0..5)
-            .map(|s| format!("## Step {s}\n\nOn host db-{i} check item {i}-{s}.\n\n"))
-            .collect();
-        write(
-            docs.path(),
-            &format!("r/{:02}/doc{i}.md", i % 40),
-            &format!("# Doc {i}\n\n{body}"),
-        );
-    }
+    five_step_docs(docs.path(), files);
     let data = tempfile::tempdir().unwrap();
     let mut first = StdioClient::start(&test_env(docs.path(), data.path())).await;
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -393,16 +399,7 @@ async fn top_paths(client: &mut StdioClient) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_while_it_builds_the_vector_index_the_next_start_searches_right_and_builds_it() {
     let docs = tempfile::tempdir().unwrap();
-    for i in 0..1_500 {
-        let body: String = (0..5)
-            .map(|s| format!("## Step {s}\n\nOn host db-{i} check item {i}-{s}.\n\n"))
-            .collect();
-        write(
-            docs.path(),
-            &format!("r/{:02}/doc{i}.md", i % 40),
-            &format!("# Doc {i}\n\n{body}"),
-        );
-    }
+    five_step_docs(docs.path(), 1_500);
     let exact = {
         let data = tempfile::tempdir().unwrap();
         let mut env = test_env(docs.path(), data.path());
