@@ -14,12 +14,13 @@ use crate::embed::SharedEmbedder;
 use crate::error::{ErrorKind, Kinded};
 use crate::hook::memory::HookState;
 use crate::index::ann::VectorIndex;
+use crate::index::graph::LinkGraph;
 use crate::index::meta::IndexMeta;
 use crate::index::primary;
 use crate::index::primary::ForwardError;
 use crate::index::scan::Layout;
 use crate::index::store::{Store, StoreError};
-use crate::index::sync::{Indexer, SyncFailure, SyncReport};
+use crate::index::sync::{Indexer, Span, SyncFailure, SyncReport};
 use crate::index::watch::{self, WatchHandle};
 use crate::querylog::QueryLog;
 
@@ -101,6 +102,8 @@ pub struct Engine {
     pub query_log: QueryLog,
     /// The history of changes made through ragdown, outside the data dir.
     pub history: Arc<crate::history::History>,
+    /// What the links of every indexed document can point at, for backlinks.
+    pub links: Arc<LinkGraph>,
     watch: Mutex<Option<WatchHandle>>,
     /// Whether this process indexes (primary) or forwards its syncs (reader); a reader waiting to
     /// take over subscribes to it.
@@ -182,6 +185,7 @@ impl Engine {
             hook: HookState::default(),
             query_log: QueryLog::new(&options.data_dir),
             history: Arc::new(crate::history::History::new(&options.docs_dir, &options.history)),
+            links: Arc::new(LinkGraph::new(options.docs_dir.clone())),
             watch: Mutex::new(None),
             primary: tokio::sync::watch::Sender::new(false),
             socket,
@@ -205,6 +209,7 @@ impl Engine {
                 drop(self.promote(listener));
                 if self.options.sync_on_open {
                     self.indexer.schedule();
+                    self.warm_links_after_the_first_sync();
                 }
             }
             primary::Claim::Reader(waiting) => {
@@ -341,6 +346,37 @@ impl Engine {
             }
             Err(err) => Err(err.into()),
         }
+    }
+
+    /// Fills the link graph once the sync just scheduled is done, off every request's path, so
+    /// the first backlink search reads only the files that link to what it asks about.
+    fn warm_links_after_the_first_sync(&self) {
+        let indexer = self.indexer.clone();
+        let links = self.links.clone();
+        tokio::spawn(async move {
+            // A sync of no paths joins the one scheduled, or runs right after it and reads nothing.
+            if indexer.sync_span(false, Span::of(Vec::<String>::new())).await.is_err() {
+                return;
+            }
+            match indexer.store().files().await {
+                Ok(files) => links.warm(&files).await,
+                Err(err) => tracing::warn!("cannot read the indexed files for the link graph: {err}"),
+            }
+        });
+    }
+
+    /// Syncs only `paths` (root-relative files or folders, [`Span`]) here when primary; a reader
+    /// asks the primary for a sync of everything, the one kind of sync it can forward.
+    pub async fn sync_paths<I, S>(&self, paths: I) -> Result<SyncReport, SyncFailed>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let span = Span::of(paths);
+        if self.is_primary() {
+            return Ok(self.indexer.sync_span(false, span).await?);
+        }
+        self.sync(false).await
     }
 
     /// Turns the watcher on or off (Settings → Server). Only the primary watches; a reader that

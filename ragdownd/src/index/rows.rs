@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::markdown::links::{LinkTarget, NameIndex, resolve_wikilink};
+
 /// One chunk as stored.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkRow {
@@ -40,6 +42,49 @@ pub type Superseded = HashMap<String, Vec<String>>;
 pub struct DocumentNames {
     pub path: String,
     pub aliases: Vec<String>,
+}
+
+/// Every document's path and aliases, sorted by path, with the [`NameIndex`] that finds the few
+/// a wikilink can point at: what link following, backlinks and the alias boost resolve against.
+#[derive(Debug, Default)]
+pub struct Names {
+    pub documents: Vec<DocumentNames>,
+    index: NameIndex,
+}
+
+impl Names {
+    pub fn new(documents: Vec<DocumentNames>) -> Self {
+        let index = NameIndex::new(documents.iter().map(|doc| (doc.path.as_str(), doc.aliases.as_slice())));
+        Self { documents, index }
+    }
+
+    /// The root-relative path of the document the wikilink `raw`, written in the document at
+    /// `from` (relative to `folder`, a root-relative prefix such as `work/`, or empty), resolves
+    /// to among the documents of that folder, as [`resolve_wikilink`] resolves it there.
+    pub fn resolve(&self, raw: &str, from: &str, folder: &str) -> Option<&str> {
+        let among: Vec<(LinkTarget<'_>, &str)> = self
+            .index
+            .candidates(raw, from)
+            .into_iter()
+            .filter_map(|i| self.documents.get(i))
+            .filter_map(|doc| {
+                let path = doc.path.strip_prefix(folder)?;
+                Some((
+                    LinkTarget {
+                        path,
+                        aliases: &doc.aliases,
+                    },
+                    doc.path.as_str(),
+                ))
+            })
+            .collect();
+        let targets: Vec<LinkTarget<'_>> = among.iter().map(|(target, _)| *target).collect();
+        let found = resolve_wikilink(raw, from, &targets)?;
+        among
+            .iter()
+            .find(|(target, _)| target.path == found)
+            .map(|(_, root)| *root)
+    }
 }
 
 /// What a search returns for one chunk.
@@ -130,6 +175,31 @@ pub struct DocumentInfo {
     pub created_by: String,
     pub session: String,
     pub description: String,
+}
+
+impl DocumentInfo {
+    /// The document whose first chunk `row` is, as [`Store::documents`](super::store::Store::documents) reads it back.
+    pub fn of(row: &ChunkRow) -> Self {
+        Self {
+            path: row.path.clone(),
+            title: row.title.clone(),
+            aliases: lines(&row.aliases),
+            tags: row.tags.split_whitespace().map(str::to_string).collect(),
+            mtime_ms: row.mtime_ms,
+            created_by: row.created_by.clone(),
+            session: row.session.clone(),
+            description: row.description.clone(),
+        }
+    }
+}
+
+/// The non-empty lines of a `\n`-separated column (aliases, superseded paths).
+pub fn lines(value: &str) -> Vec<String> {
+    value
+        .split('\n')
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// What the sync needs to know about an indexed file.

@@ -57,10 +57,37 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
     if !docs_dir.is_dir() {
         return Err(ListError::NotADirectory);
     }
+    Ok(walk(docs_dir, docs_dir, 0, layout))
+}
+
+/// What [`list_markdown`] lists at `rel` (a file, or a folder and everything under it), without
+/// walking the rest: nothing where the whole walk would not get there (a skipped name or a
+/// symlink on the way, a loose file of the folders layout), sorted by path.
+pub(super) fn list_markdown_under(docs_dir: &Path, layout: Layout, rel: &str) -> Result<Vec<Listed>, ListError> {
+    if !docs_dir.is_dir() {
+        return Err(ListError::NotADirectory);
+    }
+    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    let mut at = docs_dir.to_path_buf();
+    for part in &parts {
+        if is_skipped(part) || *part == ".." {
+            return Ok(Vec::new());
+        }
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if !meta.file_type().is_symlink() => {}
+            _ => return Ok(Vec::new()),
+        }
+    }
+    Ok(walk(docs_dir, &at, parts.len(), layout))
+}
+
+/// The Markdown files from `start`, which sits `depth` levels below `docs_dir`.
+fn walk(docs_dir: &Path, start: &Path, depth: usize, layout: Layout) -> Vec<Listed> {
     let mut out = Vec::new();
     // Temp files too young (or still held) to judge now: looked at again once they can be.
     let mut young = Vec::new();
-    let walker = walkdir::WalkDir::new(docs_dir)
+    let walker = walkdir::WalkDir::new(start)
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
@@ -86,7 +113,7 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
         if !entry.file_type().is_file() || !is_markdown(&entry.file_name().to_string_lossy()) {
             continue;
         }
-        if layout == Layout::Folders && entry.depth() == 1 {
+        if layout == Layout::Folders && depth + entry.depth() == 1 {
             continue;
         }
         let Ok(rel) = entry.path().strip_prefix(docs_dir) else {
@@ -107,7 +134,7 @@ pub(super) fn list_markdown(docs_dir: &Path, layout: Layout) -> Result<Vec<Liste
         });
     }
     temp::recheck_later(young);
-    Ok(out)
+    out
 }
 
 /// A relative path with `/` separators, or `None` when it is not UTF-8.
@@ -231,6 +258,70 @@ mod tests {
         };
         assert_eq!(names(Layout::Folders), ["ops/a.md", "ops/sub/b.markdown"]);
         assert_eq!(names(Layout::Single), ["loose.md", "ops/a.md", "ops/sub/b.markdown"]);
+    }
+
+    #[test]
+    fn listing_under_a_path_lists_what_the_whole_walk_lists_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for path in [
+            "ops/a.md",
+            "ops/sub/b.markdown",
+            "ops/sub/deeper/c.md",
+            ".hidden/c.md",
+            "ops/.dot/d.md",
+            "ops/node_modules/d.md",
+            "loose.md",
+            "ops/e.txt",
+            "other/f.md",
+        ] {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, "# x").unwrap();
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("ops/a.md"), root.join("ops/link.md")).unwrap();
+            std::os::unix::fs::symlink(root.join("ops/sub"), root.join("ops/linked")).unwrap();
+        }
+        let paths = |listed: Vec<Listed>| -> Vec<String> { listed.into_iter().map(|l| l.path).collect() };
+        for layout in [Layout::Single, Layout::Folders] {
+            let all = paths(list_markdown(root, layout).unwrap());
+            for rel in [
+                "",
+                "ops",
+                "ops/",
+                "ops/a.md",
+                "ops/sub",
+                "ops/sub/deeper/c.md",
+                ".hidden",
+                ".hidden/c.md",
+                "ops/.dot/d.md",
+                "ops/node_modules",
+                "loose.md",
+                "ops/e.txt",
+                "ops/link.md",
+                "ops/linked",
+                "ops/linked/b.markdown",
+                "gone",
+                "ops/gone.md",
+                "ops/a.md/x",
+                "../ops",
+                "other",
+            ] {
+                let prefix = rel.trim_end_matches('/');
+                let expected: Vec<&String> = all
+                    .iter()
+                    .filter(|p| prefix.is_empty() || *p == prefix || p.starts_with(&format!("{prefix}/")))
+                    .collect();
+                let got = paths(list_markdown_under(root, layout, rel).unwrap());
+                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{layout:?} {rel}");
+            }
+        }
+        assert!(matches!(
+            list_markdown_under(&root.join("missing"), Layout::Single, "a.md"),
+            Err(ListError::NotADirectory)
+        ));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! (`db.m5.large`) to `search_text` as one term each (`index::terms::joined_terms`), so those
 //! are found whole too.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -28,7 +28,8 @@ use parking_lot::{Mutex, RwLock};
 use super::ann_policy::{DenseMode, VectorIndex};
 use super::filter::quote;
 use super::resident::{Added, Resident};
-use super::rows::{ChunkRow, DocumentNames, FileState, Superseded, count_chunk};
+use super::rows::{ChunkRow, DocumentInfo, FileState, Names, Superseded, count_chunk};
+use super::versioned::Versioned;
 
 /// The table's name.
 pub const TABLE: &str = "chunks";
@@ -101,12 +102,12 @@ pub struct Store {
     pub(super) resident_loads: AtomicU64,
     /// Superseded path -> the documents that supersede it, cached until the next write.
     pub(super) superseded: Mutex<Option<Arc<Superseded>>>,
-    /// Every document's path and aliases, sorted by path, cached until the next write.
-    pub(super) names: Mutex<Option<Arc<Vec<DocumentNames>>>>,
+    /// Every document's path and aliases, sorted by path, of one table version.
+    pub(super) names: Mutex<Option<(u64, Arc<Names>)>>,
     /// [`Store::files`] of a table version, brought over this process's writes.
-    pub(super) files_cache: Mutex<Option<(u64, Files)>>,
-    /// Times [`Store::files`] read the table.
-    pub(super) files_loads: AtomicU64,
+    pub(super) files_cache: Versioned<HashMap<String, FileState>>,
+    /// Every document's front matter by path ([`Store::documents`]), the same way.
+    pub(super) documents_cache: Versioned<BTreeMap<String, DocumentInfo>>,
     /// Whether the full-text and `id` indexes exist (checked once, then known).
     has_indices: AtomicBool,
     /// How long superseded versions' files are kept ([`KEEP_VERSIONS_FOR`]).
@@ -242,8 +243,8 @@ impl Store {
             dim,
             superseded: Mutex::new(None),
             names: Mutex::new(None),
-            files_cache: Mutex::new(None),
-            files_loads: AtomicU64::new(0),
+            files_cache: Versioned::default(),
+            documents_cache: Versioned::default(),
             has_indices: AtomicBool::new(false),
             keep_versions_for: KEEP_VERSIONS_FOR,
             resident: RwLock::new(None),
@@ -291,12 +292,20 @@ impl Store {
             self.ensure_indices().await?;
         }
         self.forget_cached();
-        self.files_wrote(write.before, |files| {
+        self.files_cache.wrote(write.before, |files| {
             for path in paths {
                 files.remove(path);
             }
             for row in &rows {
                 count_chunk(files, &row.path, &row.file_hash, row.mtime_ms, row.size);
+            }
+        });
+        self.documents_cache.wrote(write.before, |documents| {
+            for path in paths {
+                documents.remove(path);
+            }
+            for row in rows.iter().filter(|row| row.chunk_index == 0) {
+                documents.insert(row.path.clone(), DocumentInfo::of(row));
             }
         });
         self.end_write(write, |resident| {
@@ -311,7 +320,8 @@ impl Store {
         self.drop_vector_index().await?;
         self.table.delete("true").await?;
         self.forget_cached();
-        self.files_wrote(write.before, HashMap::clear);
+        self.files_cache.wrote(write.before, HashMap::clear);
+        self.documents_cache.wrote(write.before, BTreeMap::clear);
         let dim = self.dim;
         self.end_write(write, |resident| *resident = Resident::empty(0, dim))
             .await
@@ -331,28 +341,14 @@ impl Store {
     }
 
     /// Brings the resident vectors over a finished write (`change`), and the files of
-    /// [`Store::files`] (changed by [`Store::files_wrote`] first where the write changed them), or
-    /// drops them when they were not the version the write began from.
+    /// [`Store::files`] and documents of [`Store::documents`] (changed by the write first where it
+    /// changed them), or drops them when they were not the version the write began from.
     pub(super) async fn end_write(&self, write: Write<'_>, change: impl FnOnce(&mut Resident)) -> Result<()> {
         let after = self.table.version().await?;
         self.resident_wrote(write.before, after, change);
-        let mut files = self.files_cache.lock();
-        match files.as_mut() {
-            Some((version, _)) if *version == write.before => *version = after,
-            _ => *files = None,
-        }
+        self.files_cache.moved(write.before, after);
+        self.documents_cache.moved(write.before, after);
         Ok(())
-    }
-
-    /// Applies `change` to the cached files of [`Store::files`] when they are the version a write
-    /// began from (`before`); [`Store::end_write`] then makes them the version after it.
-    fn files_wrote(&self, before: u64, change: impl FnOnce(&mut HashMap<String, FileState>)) {
-        let mut files = self.files_cache.lock();
-        if let Some((version, cached)) = files.as_mut()
-            && *version == before
-        {
-            change(Arc::make_mut(cached));
-        }
     }
 
     pub(super) fn forget_cached(&self) {

@@ -22,7 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 use super::changes::{Changes, SyncChanges};
 use super::fold::Unfolded;
 use super::rows::{ChunkRow, FileState};
-use super::scan::{Changed, Layout, ListError, list_markdown, read_changed};
+use super::scan::{Changed, Layout, ListError, Listed, list_markdown, list_markdown_under, read_changed};
+pub use super::span::Span;
 use super::store::Store;
 use crate::embed::SharedEmbedder;
 use crate::markdown::chunker;
@@ -119,6 +120,7 @@ pub type SyncFailure = Arc<SyncError>;
 
 struct Request {
     full: bool,
+    span: Span,
     reply: oneshot::Sender<Result<SyncReport, SyncFailure>>,
 }
 
@@ -198,10 +200,16 @@ impl Indexer {
                     waiting.push(more);
                 }
                 let full = waiting.iter().any(|r| r.full);
+                let span = waiting
+                    .iter()
+                    .map(|r| r.span.clone())
+                    .reduce(Span::merge)
+                    .unwrap_or(Span::Whole);
+                let span = if full { Span::Whole } else { span };
                 let result = if task_shared.closed.load(std::sync::atomic::Ordering::Acquire) {
                     Err(Arc::new(SyncError::Stopped))
                 } else {
-                    task_shared.run(full).await.map_err(Arc::new)
+                    task_shared.run(full, &span).await.map_err(Arc::new)
                 };
                 task_shared.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if let Err(err) = &result {
@@ -221,8 +229,14 @@ impl Indexer {
 
     /// Syncs now, or joins the follow-up of the sync in flight. `full` drops every row first.
     pub async fn sync(&self, full: bool) -> Result<SyncReport, SyncFailure> {
+        self.sync_span(full, Span::Whole).await
+    }
+
+    /// Syncs only `span` now ([`Span`]), or joins the follow-up of the sync in flight; the report
+    /// counts the files of the span alone.
+    pub async fn sync_span(&self, full: bool, span: Span) -> Result<SyncReport, SyncFailure> {
         let (reply, answer) = oneshot::channel();
-        self.request(Request { full, reply })
+        self.request(Request { full, span, reply })
             .map_err(|_| Arc::new(SyncError::Stopped))?;
         answer.await.map_err(|_| Arc::new(SyncError::Stopped))?
     }
@@ -254,8 +268,17 @@ impl Indexer {
 
     /// Asks for a sync without waiting for it (the watcher's way).
     pub fn schedule(&self) {
+        self.schedule_span(Span::Whole);
+    }
+
+    /// Asks for a sync of `span` without waiting for it.
+    pub fn schedule_span(&self, span: Span) {
         let (reply, _answer) = oneshot::channel();
-        let _ = self.request(Request { full: false, reply });
+        let _ = self.request(Request {
+            full: false,
+            span,
+            reply,
+        });
     }
 
     pub fn progress(&self) -> Progress {
@@ -307,6 +330,20 @@ fn ms_since(started: Instant) -> u64 {
     started.elapsed().as_millis() as u64
 }
 
+/// The Markdown files of `span`, sorted by path, each once.
+fn list_span(docs_dir: &std::path::Path, layout: Layout, span: &Span) -> Result<Vec<Listed>, ListError> {
+    let Span::Paths(paths) = span else {
+        return list_markdown(docs_dir, layout);
+    };
+    let mut listed = Vec::new();
+    for path in paths {
+        listed.extend(list_markdown_under(docs_dir, layout, path)?);
+    }
+    listed.sort_by(|a, b| a.path.cmp(&b.path));
+    listed.dedup_by(|a, b| a.path == b.path);
+    Ok(listed)
+}
+
 impl Shared {
     fn unfolded(&self) -> parking_lot::MutexGuard<'_, Unfolded> {
         self.unfolded.lock()
@@ -339,7 +376,7 @@ impl Shared {
         }
     }
 
-    async fn run(&self, full: bool) -> Result<SyncReport, SyncError> {
+    async fn run(&self, full: bool, span: &Span) -> Result<SyncReport, SyncError> {
         let started = Instant::now();
         self.fold_what_a_stopped_process_left().await;
         if full {
@@ -348,7 +385,7 @@ impl Shared {
         let indexed = self.store.files().await?;
         let mut report = SyncReport::default();
         report.stages.indexed = ms_since(started);
-        let (removed, changed) = self.what_changed(&indexed, &mut report).await?;
+        let (removed, changed) = self.what_changed(&indexed, span, &mut report).await?;
         let changes = SyncChanges::of(&removed, changed.iter().map(|c| c.listed.path.as_str()), &indexed);
         let total_files = changed.len();
         self.set_progress(Progress {
@@ -401,19 +438,21 @@ impl Shared {
         }
     }
 
-    /// The indexed paths no longer on disk, and the files on disk whose content the index does
-    /// not have (read and chunked). A file whose size and mtime match the index is not read; one
-    /// that is read but hashes the same counts as unchanged. Fills the report's counts and the
-    /// list and read stages.
+    /// The indexed paths of `span` no longer on disk, and the files on disk there whose content
+    /// the index does not have (read and chunked). A file whose size and mtime match the index is
+    /// not read; one that is read but hashes the same counts as unchanged. Fills the report's
+    /// counts and the list and read stages.
     async fn what_changed(
         &self,
         indexed: &HashMap<String, FileState>,
+        span: &Span,
         report: &mut SyncReport,
     ) -> Result<(Vec<String>, Vec<Changed>), SyncError> {
         let listing = Instant::now();
         let docs_dir = self.docs_dir.clone();
         let layout = self.layout;
-        let listed = tokio::task::spawn_blocking(move || list_markdown(&docs_dir, layout))
+        let listing_span = span.clone();
+        let listed = tokio::task::spawn_blocking(move || list_span(&docs_dir, layout, &listing_span))
             .await
             .map_err(|e| SyncError::List(self.docs_dir.clone(), e.into()))?
             .map_err(|reason| SyncError::List(self.docs_dir.clone(), reason))?;
@@ -422,7 +461,7 @@ impl Shared {
         let on_disk: HashSet<&str> = listed.iter().map(|f| f.path.as_str()).collect();
         let removed: Vec<String> = indexed
             .keys()
-            .filter(|p| !on_disk.contains(p.as_str()))
+            .filter(|p| span.covers(p) && !on_disk.contains(p.as_str()))
             .cloned()
             .collect();
         report.removed = removed.len();
@@ -435,8 +474,10 @@ impl Shared {
             }
         }
         // Reading and hashing is blocking work; do it off the async threads.
-        let indexed_hashes: HashMap<String, String> =
-            indexed.iter().map(|(p, s)| (p.clone(), s.file_hash.clone())).collect();
+        let indexed_hashes: HashMap<String, String> = stale
+            .iter()
+            .filter_map(|file| Some((file.path.clone(), indexed.get(&file.path)?.file_hash.clone())))
+            .collect();
         let reading = Instant::now();
         let (changed, unchanged) = tokio::task::spawn_blocking(move || read_changed(stale, &indexed_hashes))
             .await

@@ -1,4 +1,6 @@
-//! Watching the docs dir: file events schedule a sync after 750 ms of quiet.
+//! Watching the docs dir: file events schedule a sync after 750 ms of quiet, of the paths the
+//! events named ([`Span`]); of everything when an event names none, the watcher lost events, or
+//! more paths changed than one walk of everything costs.
 //!
 //! Only events that can change what is indexed count: creating, changing, renaming or removing
 //! an entry. Access events (a file or folder opened, read, or closed without a write) are ignored,
@@ -13,6 +15,7 @@ use notify::event::{AccessKind, AccessMode, EventKind, MetadataKind, ModifyKind}
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
+use super::span::Span;
 use super::sync::Indexer;
 use crate::markdown::is_markdown;
 
@@ -81,20 +84,56 @@ pub fn schedules_sync(event: &notify::Event, root: &Path) -> bool {
                 .any(|p| p.strip_prefix(root).map(is_relevant).unwrap_or(false)))
 }
 
+/// What a scheduling event asks the sync to look at: the docs-dir-relative paths it names that
+/// can hold indexed files, or everything (`None`) when it names none or the platform lost events
+/// before it (an overflowed queue asks for a rescan).
+pub fn event_paths(event: &notify::Event, root: &Path) -> Option<Vec<String>> {
+    if event.paths.is_empty() || event.need_rescan() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for path in &event.paths {
+        let Ok(rel) = path.strip_prefix(root) else { continue };
+        if !is_relevant(rel) {
+            continue;
+        }
+        // A name that is not UTF-8 is never indexed; the walk of everything finds what it hides.
+        out.push(super::scan::posix(rel)?);
+    }
+    Some(out)
+}
+
+/// The span of the events seen since the last sync: their paths, or everything.
+fn widen(span: Option<Span>, paths: Option<Vec<String>>) -> Span {
+    let seen = paths.map_or(Span::Whole, Span::of);
+    match span {
+        Some(span) => span.merge(seen),
+        None => seen,
+    }
+}
+
+/// What the watcher callback tells the debouncing task.
+enum Signal {
+    /// A scheduling event, with [`event_paths`].
+    Changed(Option<Vec<String>>),
+    /// The platform watcher failed.
+    Failed,
+}
+
 /// Starts watching `docs_dir`, scheduling syncs on `indexer`.
 pub fn watch(docs_dir: PathBuf, indexer: Indexer) -> WatchHandle {
-    let (tx, mut rx) = mpsc::unbounded_channel::<bool>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Signal>();
     let root = docs_dir.clone();
     let event_tx = tx.clone();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
         Ok(event) => {
             if schedules_sync(&event, &root) {
-                let _ = event_tx.send(true);
+                let _ = event_tx.send(Signal::Changed(event_paths(&event, &root)));
             }
         }
         Err(err) => {
             tracing::warn!("file watcher error: {err}");
-            let _ = event_tx.send(false);
+            let _ = event_tx.send(Signal::Failed);
         }
     })
     .and_then(|mut watcher| watcher.watch(&docs_dir, RecursiveMode::Recursive).map(|()| watcher));
@@ -119,23 +158,25 @@ pub fn watch(docs_dir: PathBuf, indexer: Indexer) -> WatchHandle {
             }
             match rx.recv().await {
                 None => polling = true,
-                Some(false) => {
+                Some(Signal::Failed) => {
                     tracing::warn!("falling back to polling every {}s", POLL_EVERY.as_secs());
                     polling = true;
                 }
-                Some(true) => {
+                Some(Signal::Changed(paths)) => {
+                    let mut span = widen(None, paths);
                     // Debounce: wait until no event arrived for DEBOUNCE.
                     loop {
                         match tokio::time::timeout(DEBOUNCE, rx.recv()).await {
-                            Ok(Some(true)) => continue,
-                            Ok(Some(false)) | Ok(None) => {
+                            Ok(Some(Signal::Changed(paths))) => span = widen(Some(span), paths),
+                            Ok(Some(Signal::Failed)) | Ok(None) => {
                                 polling = true;
+                                span = Span::Whole;
                                 break;
                             }
                             Err(_) => break,
                         }
                     }
-                    indexer.schedule();
+                    indexer.schedule_span(span);
                 }
             }
         }
@@ -155,6 +196,46 @@ mod tests {
         assert!(!is_relevant(Path::new(".obsidian/workspace.json")));
         assert!(!is_relevant(Path::new("ops/.backups.md.swp")));
         assert!(!is_relevant(Path::new("ops/image.png")));
+    }
+
+    #[test]
+    fn events_name_the_paths_to_sync_or_everything() {
+        use notify::event::{CreateKind, Flag, ModifyKind, RenameMode};
+        let root = Path::new("/docs");
+        let event = |kind: EventKind, paths: &[&str]| {
+            paths
+                .iter()
+                .fold(notify::Event::new(kind), |event, path| event.add_path(root.join(path)))
+        };
+        let renamed = event(
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+            &["ops/old.md", "ops/new.md"],
+        );
+        assert_eq!(
+            event_paths(&renamed, root),
+            Some(vec!["ops/old.md".to_string(), "ops/new.md".to_string()])
+        );
+        let folder = event(
+            EventKind::Create(CreateKind::Folder),
+            &["ops/new", "ops/.git/x", "ops/a.png"],
+        );
+        assert_eq!(event_paths(&folder, root), Some(vec!["ops/new".to_string()]));
+        assert_eq!(event_paths(&event(EventKind::Any, &[]), root), None);
+        let lost = event(EventKind::Other, &["ops/a.md"]).set_flag(Flag::Rescan);
+        assert_eq!(event_paths(&lost, root), None);
+        assert_eq!(
+            event_paths(&event(EventKind::Any, &[""]), root),
+            Some(vec![String::new()])
+        );
+
+        // What the debounce gathers: the union, and everything once anything asked for it.
+        let span = widen(
+            widen(None, Some(vec!["a.md".into()])).into(),
+            Some(vec!["b/c.md".into()]),
+        );
+        assert_eq!(span, Span::of(["a.md", "b/c.md"]));
+        assert_eq!(widen(Some(span), None), Span::Whole);
+        assert_eq!(widen(None, Some(vec![String::new()])), Span::Whole);
     }
 
     #[test]

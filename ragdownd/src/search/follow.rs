@@ -7,10 +7,10 @@
 
 use super::{Hit, SearchError};
 use crate::index::filter::Filter;
-use crate::index::rows::DocumentNames;
+use crate::index::rows::Names;
 use crate::index::scan::Layout;
 use crate::index::store::Store;
-use crate::markdown::links::{self, LinkKind, LinkTarget};
+use crate::markdown::links::{self, LinkKind};
 
 /// How many sections of each linked document are placed after the hit that links it.
 pub const SECTIONS_PER_LINK: usize = 2;
@@ -29,25 +29,16 @@ pub fn folder_of(path: &str, layout: Layout) -> &str {
 
 /// The documents the wikilinks in `text` (a section of the document at `from`) resolve to within
 /// its folder, in link order, each once, never `from` itself.
-pub fn linked_documents(text: &str, from: &str, layout: Layout, names: &[DocumentNames]) -> Vec<String> {
+pub fn linked_documents(text: &str, from: &str, layout: Layout, names: &Names) -> Vec<String> {
     let folder = folder_of(from, layout);
-    let targets: Vec<LinkTarget<'_>> = names
-        .iter()
-        .filter_map(|doc| {
-            doc.path.strip_prefix(folder).map(|path| LinkTarget {
-                path,
-                aliases: &doc.aliases,
-            })
-        })
-        .collect();
     let from_in_folder = from.strip_prefix(folder).unwrap_or(from);
     let mut out: Vec<String> = Vec::new();
     for link in links::find_links(text).into_iter().filter(|l| l.kind == LinkKind::Wiki) {
-        if let Some(found) = links::resolve_wikilink(&link.target, from_in_folder, &targets) {
-            let path = format!("{folder}{found}");
-            if path != from && !out.contains(&path) {
-                out.push(path);
-            }
+        if let Some(path) = names.resolve(&link.target, from_in_folder, folder)
+            && path != from
+            && !out.iter().any(|p| p == path)
+        {
+            out.push(path.to_string());
         }
     }
     out
@@ -104,14 +95,18 @@ pub async fn follow_links(
 mod tests {
     use super::*;
 
-    fn names(paths: &[(&str, &[&str])]) -> Vec<DocumentNames> {
-        paths
-            .iter()
-            .map(|(path, aliases)| DocumentNames {
-                path: path.to_string(),
-                aliases: aliases.iter().map(|a| a.to_string()).collect(),
-            })
-            .collect()
+    use crate::index::rows::DocumentNames;
+
+    fn names(paths: &[(&str, &[&str])]) -> Names {
+        Names::new(
+            paths
+                .iter()
+                .map(|(path, aliases)| DocumentNames {
+                    path: path.to_string(),
+                    aliases: aliases.iter().map(|a| a.to_string()).collect(),
+                })
+                .collect(),
+        )
     }
 
     #[test]

@@ -288,6 +288,7 @@ pub async fn aliased_documents(store: &Store, query: &str) -> Result<HashSet<Str
     Ok(store
         .names()
         .await?
+        .documents
         .iter()
         .filter(|doc| doc.aliases.iter().any(|alias| route::names_alias(query, alias)))
         .map(|doc| doc.path.clone())

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{Answer, ListArgs, ListSort, Output, ToolError, scoped_prefix};
 use crate::engine::Scope;
+use crate::index::reads::documents_under;
 use crate::index::rows::DocumentInfo;
 use crate::index::sync::{iso_from_ms, utc_day};
 use crate::search::{self, WrittenBy};
@@ -17,11 +18,10 @@ pub async fn list(scope: &Scope, args: ListArgs) -> Answer {
     }
     let prefix = scoped_prefix(scope, args.path_prefix.as_deref())?;
     let store = scope.engine.store();
-    let documents = store.documents(&prefix).await?;
+    let documents = store.document_map().await?;
     let superseded = store.superseded().await?;
     let tag = args.tag.as_deref().map(search::normalize_tag).filter(|t| !t.is_empty());
-    let mut matching: Vec<_> = documents
-        .into_iter()
+    let mut matching: Vec<&DocumentInfo> = documents_under(&documents, &prefix)
         .filter(|doc| scope.contains(&doc.path))
         .filter(|doc| {
             tag.as_ref()

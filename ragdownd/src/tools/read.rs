@@ -129,15 +129,8 @@ async fn resolve(scope: &Scope, target: &str) -> Result<Option<String>, ToolErro
         }
     }
     // A wikilink target, resolved as Obsidian does among the scope's documents.
-    let documents = scope.engine.store().documents(&scope.prefix).await?;
-    let targets: Vec<LinkTarget<'_>> = documents
-        .iter()
-        .map(|doc| LinkTarget {
-            path: scope.to_scope_path(&doc.path),
-            aliases: &doc.aliases,
-        })
-        .collect();
-    Ok(links::resolve_wikilink(clean, "", &targets).map(|found| scope.to_root_path(found)))
+    let names = scope.engine.store().names().await?;
+    Ok(names.resolve(clean, "", &scope.prefix).map(str::to_string))
 }
 
 /// Most characters of a linking line that `ragdown_backlinks` shows.
@@ -151,42 +144,43 @@ pub async fn backlinks(scope: &Scope, args: BacklinksArgs) -> Answer {
 
 /// `{path, backlinks:[{path, title, lines:[{line, text}]}]}` for the document `path` names (a
 /// path or wikilink target), with scope-relative paths: the one backlink search of
-/// `ragdown_backlinks` and `GET /api/backlinks`.
+/// `ragdown_backlinks` and `GET /api/backlinks`. Only the documents the link graph
+/// ([`crate::index::graph`]) says may link to it are read; their links are resolved within the
+/// scope, with scope-relative paths, as an agent there sees them.
 pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, ToolError> {
     let raw = path.trim();
     let (target, _) = links::split_wikilink(raw);
     check_relative(target)?;
     let not_indexed = || ToolError::with_kind(ErrorKind::NotFound, format!("not an indexed document: {raw}"));
-    let wanted = resolve(scope, target).await?.ok_or_else(not_indexed)?;
-    let documents = scope.engine.store().documents(&scope.prefix).await?;
-    if !documents.iter().any(|doc| doc.path == wanted) {
+    let wanted_root = resolve(scope, target).await?.ok_or_else(not_indexed)?;
+    let store = scope.engine.store();
+    let names = store.names().await?;
+    let Ok(at) = names
+        .documents
+        .binary_search_by(|doc| doc.path.as_str().cmp(&wanted_root))
+    else {
         return Err(not_indexed());
-    }
-    let wanted = scope.to_scope_path(&wanted).to_string();
-    let root = scope.dir();
-    // Links are resolved within the scope, with scope-relative paths, as an agent there sees them.
-    let documents: Vec<_> = documents
-        .into_iter()
-        .map(|mut doc| {
-            doc.path = scope.to_scope_path(&doc.path).to_string();
-            doc
-        })
+    };
+    let keys = links::name_keys(&wanted_root, &names.documents[at].aliases);
+    let files = store.files().await?;
+    let linking = scope
+        .engine
+        .links
+        .linking(&files, &scope.prefix, &keys, &wanted_root)
+        .await;
+    let documents = store.document_map().await?;
+    let titles: Vec<String> = linking
+        .iter()
+        .map(|path| documents.get(path).map(|doc| doc.title.clone()).unwrap_or_default())
         .collect();
+    let wanted = scope.to_scope_path(&wanted_root).to_string();
+    let prefix = scope.prefix.clone();
+    let root = scope.engine.docs_dir.clone();
     let found = tokio::task::spawn_blocking(move || {
-        let targets: Vec<LinkTarget<'_>> = documents
-            .iter()
-            .map(|doc| LinkTarget {
-                path: doc.path.as_str(),
-                aliases: &doc.aliases,
-            })
-            .collect();
         let mut out = Vec::new();
-        for doc in &documents {
-            let from = doc.path.as_str();
-            if from == wanted {
-                continue;
-            }
-            let Ok(source) = std::fs::read_to_string(root.join(from)) else {
+        for (root_path, title) in linking.iter().zip(titles) {
+            let from = root_path.strip_prefix(prefix.as_str()).unwrap_or(root_path);
+            let Ok(source) = std::fs::read_to_string(root.join(root_path)) else {
                 continue;
             };
             let lines: Vec<&str> = source.lines().collect();
@@ -194,7 +188,10 @@ pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, To
             let mut seen_lines = std::collections::HashSet::new();
             for link in links::find_links(&source) {
                 let resolved = match link.kind {
-                    LinkKind::Wiki => links::resolve_wikilink(&link.target, from, &targets).map(str::to_string),
+                    LinkKind::Wiki => names
+                        .resolve(&link.target, from, &prefix)
+                        .and_then(|found| found.strip_prefix(prefix.as_str()))
+                        .map(str::to_string),
                     LinkKind::Markdown => links::resolve_relative(&link.target, from),
                 };
                 if resolved.as_deref() == Some(wanted.as_str()) && seen_lines.insert(link.line) {
@@ -208,7 +205,7 @@ pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, To
                 }
             }
             if !hits.is_empty() {
-                out.push(json!({ "path": from, "title": doc.title, "lines": hits }));
+                out.push(json!({ "path": from, "title": title, "lines": hits }));
             }
         }
         (wanted, out)

@@ -134,6 +134,13 @@ pub(crate) async fn index_now(scope: &Scope) -> Result<SyncReport, ToolError> {
     Ok(scope.engine.sync(false).await?)
 }
 
+/// Brings the index up to date with a write to `path` (scope-relative: a document, or a folder
+/// and what is under it) before the tool answers, looking at nothing else: the report counts
+/// that path's files alone.
+pub(crate) async fn index_path(scope: &Scope, path: &str) -> Result<SyncReport, ToolError> {
+    Ok(scope.engine.sync_paths([scope.to_root_path(path)]).await?)
+}
+
 /// What a whole-document save did.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Saved {
@@ -172,7 +179,7 @@ pub async fn save(
         write_guarded(&abs, &display, &text, expected, &change)
     })
     .await?;
-    let sync = index_now(scope).await?;
+    let sync = index_path(scope, &shown).await?;
     Ok(Saved {
         path: shown,
         created: written.created,
@@ -192,8 +199,9 @@ pub async fn delete_path(
     let shown = shown(path);
     let abs = scope.paths().resolve(path, false)?;
     let change = scope.begin("delete");
-    blocking(move || delete_guarded(&abs, &shown, recursive, base_hash.as_deref(), &change)).await?;
-    index_now(scope).await
+    let display = shown.clone();
+    blocking(move || delete_guarded(&abs, &display, recursive, base_hash.as_deref(), &change)).await?;
+    index_path(scope, &shown).await
 }
 
 /// The client's path as the scope shows it: `/` separators, no `./`.
@@ -241,7 +249,7 @@ pub async fn write(scope: &Scope, settings: &ToolSettings, args: WriteArgs) -> T
         }
     })
     .await?;
-    index_now(scope).await?;
+    index_path(scope, &shown).await?;
     let verb = if written.created { "created" } else { "wrote" };
     Ok(format!("{verb} {shown} (hash {})", short_hash(&written.hash)))
 }
@@ -275,7 +283,7 @@ pub async fn edit(scope: &Scope, settings: &ToolSettings, args: EditArgs) -> Too
         Ok((written, replaced))
     })
     .await?;
-    index_now(scope).await?;
+    index_path(scope, &shown).await?;
     Ok(format!(
         "edited {shown} (replaced {replaced}, hash {})",
         short_hash(&written.hash)
@@ -344,12 +352,12 @@ pub async fn remember(scope: &Scope, settings: &ToolSettings, args: RememberArgs
         Ok((path, superseded))
     })
     .await?;
-    index_now(scope).await?;
     let shown = path
         .strip_prefix(scope.dir())
         .ok()
         .and_then(crate::index::scan::posix)
         .unwrap_or_default();
+    index_path(scope, &shown).await?;
     if superseded.is_empty() {
         Ok(format!("saved {shown}"))
     } else {

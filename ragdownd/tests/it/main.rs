@@ -30,6 +30,7 @@ mod search;
 mod stdio;
 mod structured;
 mod support;
+mod targeted;
 mod tools_golden;
 mod trust;
 mod vector_index;

@@ -23,7 +23,10 @@ mod resolve;
 mod rewrite;
 
 pub use find::find_links;
-pub use resolve::{heading_range, headings, resolve_relative, resolve_wikilink, split_wikilink};
+pub use resolve::{
+    LinkKey, NameIndex, heading_range, headings, link_key, name_keys, resolve_relative, resolve_wikilink,
+    split_wikilink,
+};
 pub use rewrite::rewrite_for_move;
 
 use std::ops::Range;

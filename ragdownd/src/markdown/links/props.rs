@@ -368,6 +368,76 @@ proptest! {
         }
     }
 
+    /// Resolving among a [`NameIndex`]'s candidates answers what resolving among every document
+    /// does, for any link from anywhere: names, paths, aliases, other cases, `..`, `#heading`,
+    /// escapes, and every document's own path and name.
+    #[test]
+    fn resolving_among_the_name_index_candidates_is_resolving_among_all(
+        world in world(false),
+        target in prop_oneof![
+            any_text(),
+            select(NAMES).prop_map(str::to_owned),
+            select(NAMES).prop_map(|name| name.to_uppercase()),
+            select(&[
+                "", "#Goals", "..", "../Plan", "./a", "ops/Plan", "Ops/deep/Plan.md", "PLAN.MD", "a/b/x y",
+                "deep/../Plan", "%E6%97%A5%E6%9C%AC", "Plan (1)|shown", "![[Note#Goals]]", "ops\\deep\\a",
+            ][..]).prop_map(str::to_owned),
+        ],
+        from in prop_oneof![any_text(), select(DIRS).prop_map(|dir| format!("{dir}/x.md"))],
+    ) {
+        let documents = targets(&world.before);
+        let index = NameIndex::new(world.before.iter().map(|(path, aliases)| (path.as_str(), aliases.as_slice())));
+        let mut links = vec![target];
+        for (path, aliases) in &world.before {
+            links.push(path.clone());
+            links.push(strip_markdown(path.rsplit('/').next().unwrap_or_default()).to_lowercase());
+            links.extend(aliases.iter().cloned());
+        }
+        for from in [from.as_str(), world.doc_path.as_str()] {
+            for link in &links {
+                let among: Vec<LinkTarget<'_>> =
+                    index.candidates(link, from).into_iter().map(|i| documents[i]).collect();
+                prop_assert_eq!(
+                    resolve_wikilink(link, from, &among),
+                    resolve_wikilink(link, from, &documents),
+                    "[[{}]] from {}", link, from
+                );
+            }
+        }
+    }
+
+    /// Every link that points at a document has a key that document is filed under (or is the
+    /// linking document itself, or may point anywhere): the backlink search that looks only at
+    /// links with a document's keys misses none.
+    #[test]
+    fn a_link_to_a_document_has_one_of_its_name_keys(
+        (world, rendered) in world_and_source(false),
+        noise in any_text(),
+    ) {
+        let documents = targets(&world.before);
+        let from = world.doc_path.as_str();
+        for source in [rendered, noise] {
+            for link in find_links(&source) {
+                let found = match link.kind {
+                    LinkKind::Wiki => resolve_wikilink(&link.target, from, &documents).map(str::to_owned),
+                    LinkKind::Markdown => resolve_relative(&link.target, from),
+                };
+                let Some((path, aliases)) = found.and_then(|found| world.before.iter().find(|(path, _)| *path == found))
+                else {
+                    continue;
+                };
+                match link_key(&link) {
+                    LinkKey::Named(key) => prop_assert!(
+                        name_keys(path, aliases).contains(&key),
+                        "{:?} -> {} filed as {:?}", link, path, name_keys(path, aliases)
+                    ),
+                    LinkKey::Itself => prop_assert_eq!(path.as_str(), from),
+                    LinkKey::Anywhere => {}
+                }
+            }
+        }
+    }
+
     /// A relative link resolves to a normalised root-relative path, which resolves to itself.
     /// `from` is a posix path, as every caller passes it: a `\` in it would be part of a name.
     #[test]
