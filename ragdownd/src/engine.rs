@@ -354,10 +354,7 @@ impl Engine {
         let indexer = self.indexer.clone();
         let links = self.links.clone();
         tokio::spawn(async move {
-            // A sync of no paths joins the one scheduled, or runs right after it and reads nothing.
-            if indexer.sync_span(false, Span::of(Vec::<String>::new())).await.is_err() {
-                return;
-            }
+            indexer.ran_once().await;
             match indexer.store().files().await {
                 Ok(files) => links.warm(&files).await,
                 Err(err) => tracing::warn!("cannot read the indexed files for the link graph: {err}"),

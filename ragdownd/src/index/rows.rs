@@ -46,16 +46,30 @@ pub struct DocumentNames {
 
 /// Every document's path and aliases, sorted by path, with the [`NameIndex`] that finds the few
 /// a wikilink can point at: what link following, backlinks and the alias boost resolve against.
+/// The index is made at the first resolution, so a version that resolves no link never pays for
+/// it.
 #[derive(Debug, Default)]
 pub struct Names {
     pub documents: Vec<DocumentNames>,
-    index: NameIndex,
+    index: std::sync::OnceLock<NameIndex>,
 }
 
 impl Names {
     pub fn new(documents: Vec<DocumentNames>) -> Self {
-        let index = NameIndex::new(documents.iter().map(|doc| (doc.path.as_str(), doc.aliases.as_slice())));
-        Self { documents, index }
+        Self {
+            documents,
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn index(&self) -> &NameIndex {
+        self.index.get_or_init(|| {
+            NameIndex::new(
+                self.documents
+                    .iter()
+                    .map(|doc| (doc.path.as_str(), doc.aliases.as_slice())),
+            )
+        })
     }
 
     /// The root-relative path of the document the wikilink `raw`, written in the document at
@@ -63,7 +77,7 @@ impl Names {
     /// to among the documents of that folder, as [`resolve_wikilink`] resolves it there.
     pub fn resolve(&self, raw: &str, from: &str, folder: &str) -> Option<&str> {
         let among: Vec<(LinkTarget<'_>, &str)> = self
-            .index
+            .index()
             .candidates(raw, from)
             .into_iter()
             .filter_map(|i| self.documents.get(i))

@@ -147,7 +147,7 @@ struct Shared {
     progress: Mutex<Progress>,
     last: Mutex<Option<LastSync>>,
     /// Syncs finished since the start, failed ones included.
-    runs: std::sync::atomic::AtomicU64,
+    runs: tokio::sync::watch::Sender<u64>,
     /// Set by [`Indexer::close`]: no sync runs any more.
     closed: std::sync::atomic::AtomicBool,
     /// Writes not folded into the indices yet.
@@ -171,7 +171,7 @@ impl Indexer {
             embedder,
             progress: Mutex::new(Progress::default()),
             last: Mutex::new(None),
-            runs: Default::default(),
+            runs: tokio::sync::watch::Sender::new(0),
             closed: Default::default(),
             unfolded: Default::default(),
             tail_checked: Default::default(),
@@ -211,7 +211,7 @@ impl Indexer {
                 } else {
                     task_shared.run(full, &span).await.map_err(Arc::new)
                 };
-                task_shared.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                task_shared.runs.send_modify(|runs| *runs += 1);
                 if let Err(err) = &result {
                     tracing::error!("sync failed: {err}");
                 }
@@ -306,7 +306,13 @@ impl Indexer {
 
     /// How many syncs this process has run since it started (a watcher that never rests shows here).
     pub fn syncs_run(&self) -> u64 {
-        self.shared.runs.load(std::sync::atomic::Ordering::Relaxed)
+        *self.shared.runs.borrow()
+    }
+
+    /// Waits until this process has run a sync (the first one, after a start), failed or not.
+    pub async fn ran_once(&self) {
+        let mut runs = self.shared.runs.subscribe();
+        let _ = runs.wait_for(|runs| *runs > 0).await;
     }
 }
 

@@ -286,10 +286,9 @@ async fn pools(
 /// the ones the alias boost lifts, and whose best-ranked hit the hook injects whatever its cosine.
 pub async fn aliased_documents(store: &Store, query: &str) -> Result<HashSet<String>, SearchError> {
     Ok(store
-        .names()
+        .document_map()
         .await?
-        .documents
-        .iter()
+        .values()
         .filter(|doc| doc.aliases.iter().any(|alias| route::names_alias(query, alias)))
         .map(|doc| doc.path.clone())
         .collect())
