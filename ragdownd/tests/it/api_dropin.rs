@@ -68,20 +68,17 @@ async fn documents_and_hits_send_every_key_null_when_empty() {
 #[tokio::test(flavor = "multi_thread")]
 async fn search_caps_top_k_past_the_most_instead_of_refusing() {
     let api = Api::start(&[]).await;
+    // Each save syncs the note it wrote before it answers.
     for i in 0..60 {
-        write(
-            api.root(),
-            &format!("ops/many/n{i:02}.md"),
-            &format!("# Note {i}\n\nkestrel count {i}\n"),
-        );
+        let saved = api
+            .send(
+                "POST",
+                "/api/doc",
+                Some(json!({"path": format!("ops/many/n{i:02}.md"), "text": format!("# Note {i}\n\nkestrel count {i}\n")})),
+            )
+            .await;
+        assert_eq!(saved.status, 201, "{}", saved.text());
     }
-    // A save syncs the folder, these files included.
-    api.send(
-        "POST",
-        "/api/doc",
-        Some(json!({"path": "ops/many/last.md", "text": "# Last\n\nkestrel\n"})),
-    )
-    .await;
     let answer = api
         .send("GET", "/api/search?folder=ops&q=kestrel&top_k=100", None)
         .await;
