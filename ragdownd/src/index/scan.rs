@@ -231,22 +231,30 @@ mod tests {
         assert!(is_skipped(".obsidian") && is_skipped("node_modules") && !is_skipped("notes"));
     }
 
-    #[test]
-    fn listing_skips_dot_dirs_node_modules_symlinks_and_loose_files_in_folders_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for path in [
-            "ops/a.md",
-            "ops/sub/b.markdown",
-            ".hidden/c.md",
-            "ops/node_modules/d.md",
-            "loose.md",
-            "ops/e.txt",
-        ] {
+    /// Writes `# x` at each of `paths` under `root`.
+    fn tree(root: &Path, paths: &[&str]) {
+        for path in paths {
             let full = root.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, "# x").unwrap();
         }
+    }
+
+    #[test]
+    fn listing_skips_dot_dirs_node_modules_symlinks_and_loose_files_in_folders_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        tree(
+            root,
+            &[
+                "ops/a.md",
+                "ops/sub/b.markdown",
+                ".hidden/c.md",
+                "ops/node_modules/d.md",
+                "loose.md",
+                "ops/e.txt",
+            ],
+        );
         #[cfg(unix)]
         std::os::unix::fs::symlink(root.join("ops/a.md"), root.join("ops/link.md")).unwrap();
         let names = |layout| -> Vec<String> {
@@ -264,21 +272,20 @@ mod tests {
     fn listing_under_a_path_lists_what_the_whole_walk_lists_there() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for path in [
-            "ops/a.md",
-            "ops/sub/b.markdown",
-            "ops/sub/deeper/c.md",
-            ".hidden/c.md",
-            "ops/.dot/d.md",
-            "ops/node_modules/d.md",
-            "loose.md",
-            "ops/e.txt",
-            "other/f.md",
-        ] {
-            let full = root.join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, "# x").unwrap();
-        }
+        tree(
+            root,
+            &[
+                "ops/a.md",
+                "ops/sub/b.markdown",
+                "ops/sub/deeper/c.md",
+                ".hidden/c.md",
+                "ops/.dot/d.md",
+                "ops/node_modules/d.md",
+                "loose.md",
+                "ops/e.txt",
+                "other/f.md",
+            ],
+        );
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(root.join("ops/a.md"), root.join("ops/link.md")).unwrap();

@@ -13,7 +13,7 @@ use ragdownd::index::store::Store;
 use ragdownd::index::sync::SyncReport;
 use ragdownd::search::{self, SearchRequest};
 
-use crate::support::{CountingHash, docs, write};
+use crate::support::{CountingHash, docs, docs_of, write};
 
 async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
     open_with(docs, data, embedder, false, ragdownd::engine::TAKEOVER_EVERY).await
@@ -122,8 +122,7 @@ async fn concurrent_sync_requests_share_one_follow_up() {
     let files: Vec<(String, String)> = (0..40)
         .map(|i| (format!("d{i:02}.md"), format!("# Doc {i}\n\nbody {i}")))
         .collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
-    let docs = docs(&refs);
+    let docs = docs_of(&files);
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), Arc::new(HashEmbedder)).await;
     let calls = (0..6).map(|_| {

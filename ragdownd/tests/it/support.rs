@@ -113,6 +113,19 @@ pub fn docs(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// [`docs`] of owned paths and texts (a generated vault).
+pub fn docs_of(files: &[(String, String)]) -> tempfile::TempDir {
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    docs(&borrowed)
+}
+
+/// `count` notes `<dir>/<i>.md`, each `# Note <i>` and `body <i>`.
+pub fn numbered_notes(dir: &str, count: usize) -> Vec<(String, String)> {
+    (0..count)
+        .map(|i| (format!("{dir}/{i}.md"), format!("# Note {i}\n\nbody {i}")))
+        .collect()
+}
+
 pub fn write(root: &Path, path: &str, content: &str) {
     let full = root.join(path);
     std::fs::create_dir_all(full.parent().unwrap()).unwrap();

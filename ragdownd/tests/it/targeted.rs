@@ -12,7 +12,7 @@ use ragdownd::index::scan::Layout;
 use ragdownd::index::sync::SyncReport;
 use ragdownd::tools;
 
-use crate::support::{docs, write};
+use crate::support::{docs, docs_of, numbered_notes, write};
 
 async fn open(docs: &Path, data: &Path, watch: bool) -> Arc<Engine> {
     let engine = Engine::open(
@@ -99,11 +99,7 @@ async fn a_sync_of_some_paths_makes_them_match_the_disk_and_leaves_the_rest_alon
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tools_write_syncs_the_document_it_wrote_and_nothing_else() {
-    let entries: Vec<(String, String)> = (0..30)
-        .map(|i| (format!("n/{i}.md"), format!("# Note {i}\n\nbody {i}")))
-        .collect();
-    let borrowed: Vec<(&str, &str)> = entries.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-    let docs = docs(&borrowed);
+    let docs = docs_of(&numbered_notes("n", 30));
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), false).await;
     // A file changed behind the server's back stays as the index had it: the save looks at its own.
@@ -126,11 +122,7 @@ async fn a_tools_write_syncs_the_document_it_wrote_and_nothing_else() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_watcher_syncs_the_paths_its_events_name() {
-    let entries: Vec<(String, String)> = (0..30)
-        .map(|i| (format!("n/{i}.md"), format!("# Note {i}\n\nbody {i}")))
-        .collect();
-    let borrowed: Vec<(&str, &str)> = entries.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-    let docs = docs(&borrowed);
+    let docs = docs_of(&numbered_notes("n", 30));
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), true).await;
 
@@ -168,8 +160,7 @@ async fn backlinks_follow_every_change_and_read_only_the_documents_that_may_link
     ));
     entries.push(("b.md".into(), "# B\n\n`[[target]]` in code is no link.".into()));
     entries.push(("ops/c.md".into(), "# C\n\nUp: [x](../ops/target.md#goals)".into()));
-    let borrowed: Vec<(&str, &str)> = entries.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-    let docs = docs(&borrowed);
+    let docs = docs_of(&entries);
     let data = tempfile::tempdir().unwrap();
     let engine = open(docs.path(), data.path(), false).await;
     let scope = Scope::root(engine.clone());
