@@ -5,8 +5,10 @@
 //! sections, each a heading of 2-5 words and 1-3 blocks (a paragraph of 20-60 words, or one time
 //! in five a list of 3-5 items), of 80 to 1,450 characters, so that each section is one chunk and the
 //! title's section, which holds no text, none. A section whose text was seen before is drawn
-//! again. Each note is chunked before it is written: it is kept only when its chunks are exactly
-//! its sections, so the count is the chunker's.
+//! again. Half the notes end their last section with a wikilink to one of the 5,000 notes before
+//! them (`See also [[note-0000123]].`), resolved by name as Obsidian does. Each note is chunked
+//! before it is written: it is kept only when its chunks are exactly its sections, so the count is
+//! the chunker's.
 
 use std::path::Path;
 
@@ -26,8 +28,14 @@ const FOLDERS: usize = 1000;
 /// Draws before a section or a note is given up: only a chain of a few sentences comes near.
 const TRIES: usize = 1000;
 
-/// A section's text is kept this far under the chunker's limit.
+/// A section's text is kept this far under the chunker's limit (a wikilink's line fits in it).
 const MAX_SECTION_CHARS: usize = MAX_CHUNK_CHARS - 50;
+
+/// Percent of notes whose last section links to an earlier note, so backlinks have links to find.
+const LINKED: usize = 50;
+
+/// How far back such a link reaches: one of the last this many notes.
+const LINK_BACK: usize = 5000;
 
 /// One note's drawing: the buffers reused from note to note, so a word costs no allocation.
 struct Writer<'c> {
@@ -154,8 +162,11 @@ pub(crate) fn generate(
             let n = rng.range(3, 6);
             writer.heading(rng, n, &mut note);
             note.push('\n');
-            for _ in 0..sections {
-                let print = draw_section(&mut writer, rng, seen, &prints)?;
+            for section in 0..sections {
+                let mut print = draw_section(&mut writer, rng, seen, &prints)?;
+                if section + 1 == sections && made.files > 0 && rng.chance(LINKED) {
+                    print = link_earlier(&mut writer, rng, made.files, seen, &prints).unwrap_or(print);
+                }
                 prints.push(print);
                 note.push_str("\n## ");
                 let n = rng.range(2, 5);
@@ -184,6 +195,27 @@ pub(crate) fn generate(
         }
     }
     Ok(made)
+}
+
+/// Ends `writer.section` with a wikilink to one of the `written` notes before this one, by name
+/// (`See also [[note-0000123]].`), and gives its new fingerprint; leaves it as it was and gives
+/// `None` when that text was seen before.
+fn link_earlier(
+    writer: &mut Writer<'_>,
+    rng: &mut Rng,
+    written: usize,
+    seen: &Distinct,
+    pending: &[u128],
+) -> Option<u128> {
+    let before = writer.section.len();
+    let earlier = written - 1 - rng.below(written.min(LINK_BACK));
+    writer.section.push_str(&format!("\n\nSee also [[note-{earlier:07}]]."));
+    let (print, _) = fingerprint(&writer.section);
+    if seen.contains(print) || pending.contains(&print) {
+        writer.section.truncate(before);
+        return None;
+    }
+    Some(print)
 }
 
 /// Draws one section's text into `writer.section`: under the chunker's limit, at least as long as
@@ -228,5 +260,26 @@ mod tests {
         assert_eq!(doc.chunks.len(), 3);
         assert!(doc.chunks.iter().all(|c| c.heading.starts_with(&doc.title)));
         assert!(text.starts_with("---\ntags: ["), "{text}");
+    }
+
+    #[test]
+    fn about_half_the_notes_link_an_earlier_note_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut files, mut seen) = (Files::default(), Distinct::default());
+        let made = generate(&chain(), &mut Rng::new(5), dir.path(), 240, &mut seen, &mut files).unwrap();
+        assert_eq!(made.files, 40);
+        let mut linked = 0;
+        for i in 0..made.files {
+            let text = std::fs::read_to_string(dir.path().join(note_path(i))).unwrap();
+            let links = ragdownd::markdown::links::find_links(&text);
+            assert!(links.len() <= 1, "{text}");
+            for link in links {
+                let target: usize = link.target.trim_start_matches("note-").parse().unwrap();
+                assert!(target < i, "note {i} links note {target}, not an earlier one");
+                assert!(dir.path().join(note_path(target)).is_file());
+                linked += 1;
+            }
+        }
+        assert!((10..=30).contains(&linked), "{linked} of 40 link");
     }
 }
