@@ -129,6 +129,7 @@ impl Store {
                 "created_by",
                 "session",
                 "description",
+                "supersedes",
             ]))
             .execute()
             .await?
@@ -144,6 +145,7 @@ impl Store {
             let created_by = strings(batch, "created_by")?;
             let session = strings(batch, "session")?;
             let description = strings(batch, "description")?;
+            let supersedes = strings(batch, "supersedes")?;
             for row in 0..batch.num_rows() {
                 out.insert(
                     path.value(row).to_string(),
@@ -156,6 +158,7 @@ impl Store {
                         created_by: created_by.value(row).into(),
                         session: session.value(row).into(),
                         description: description.value(row).into(),
+                        supersedes: lines(supersedes.value(row)),
                     },
                 );
             }
@@ -163,39 +166,30 @@ impl Store {
         Ok(out)
     }
 
-    /// Paths some document supersedes, with the documents that do.
+    /// Paths some document supersedes, with the documents that do: made from
+    /// [`Store::document_map`] once per table version (a scan of the table after each write before,
+    /// which the next search waited for).
     pub async fn superseded(&self) -> Result<Arc<Superseded>> {
-        if let Some(cached) = self.superseded.lock().clone() {
-            return Ok(cached);
+        let version = self.table.version().await?;
+        if let Some((held, superseded)) = &*self.superseded.lock()
+            && *held == version
+        {
+            return Ok(superseded.clone());
         }
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .only_if("supersedes <> '' AND chunk_index = 0")
-            .select(Select::columns(&["path", "supersedes"]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
+        let documents = self.document_map().await?;
         let mut map = Superseded::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let col = strings(batch, "supersedes")?;
-            for row in 0..batch.num_rows() {
-                for target in col.value(row).split('\n').filter(|s| !s.is_empty()) {
-                    map.entry(target.to_string())
-                        .or_default()
-                        .push(path.value(row).to_string());
-                }
+        for doc in documents.values() {
+            for target in &doc.supersedes {
+                map.entry(target.clone()).or_default().push(doc.path.clone());
             }
         }
         map.values_mut().for_each(|by| {
             by.sort();
             by.dedup();
         });
-        let set = Arc::new(map);
-        *self.superseded.lock() = Some(set.clone());
-        Ok(set)
+        let map = Arc::new(map);
+        *self.superseded.lock() = Some((version, map.clone()));
+        Ok(map)
     }
 
     /// The aliases of those of `paths` that have any (from each document's first chunk).

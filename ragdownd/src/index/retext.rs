@@ -80,7 +80,6 @@ impl Store {
         let stream: SendableRecordBatchStream = Box::pin(SimpleRecordBatchStream::new(rewritten, schema));
         self.table.add(stream).mode(AddDataMode::Overwrite).execute().await?;
         self.rebuild_text_index().await?;
-        self.forget_cached();
         // The same rows with the same vectors: the resident ones stay as they are.
         self.end_write(write, |_| {}).await?;
         Ok(rows)

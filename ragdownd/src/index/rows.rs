@@ -189,6 +189,8 @@ pub struct DocumentInfo {
     pub created_by: String,
     pub session: String,
     pub description: String,
+    /// The paths its front matter says it supersedes, root-relative.
+    pub supersedes: Vec<String>,
 }
 
 impl DocumentInfo {
@@ -203,6 +205,7 @@ impl DocumentInfo {
             created_by: row.created_by.clone(),
             session: row.session.clone(),
             description: row.description.clone(),
+            supersedes: lines(&row.supersedes),
         }
     }
 }

@@ -100,8 +100,8 @@ pub struct Store {
     pub(super) writes: AtomicU64,
     /// Times the resident vectors were read from the table (not brought over a write).
     pub(super) resident_loads: AtomicU64,
-    /// Superseded path -> the documents that supersede it, cached until the next write.
-    pub(super) superseded: Mutex<Option<Arc<Superseded>>>,
+    /// Superseded path -> the documents that supersede it, of one table version.
+    pub(super) superseded: Mutex<Option<(u64, Arc<Superseded>)>>,
     /// Every document's path and aliases, sorted by path, of one table version.
     pub(super) names: Mutex<Option<(u64, Arc<Names>)>>,
     /// [`Store::files`] of a table version, brought over this process's writes.
@@ -291,7 +291,6 @@ impl Store {
             self.table.add(batch).execute().await?;
             self.ensure_indices().await?;
         }
-        self.forget_cached();
         self.files_cache.wrote(write.before, |files| {
             for path in paths {
                 files.remove(path);
@@ -319,7 +318,6 @@ impl Store {
         let write = self.begin_write().await?;
         self.drop_vector_index().await?;
         self.table.delete("true").await?;
-        self.forget_cached();
         self.files_cache.wrote(write.before, HashMap::clear);
         self.documents_cache.wrote(write.before, BTreeMap::clear);
         let dim = self.dim;
@@ -349,11 +347,6 @@ impl Store {
         self.files_cache.moved(write.before, after);
         self.documents_cache.moved(write.before, after);
         Ok(())
-    }
-
-    pub(super) fn forget_cached(&self) {
-        *self.superseded.lock() = None;
-        *self.names.lock() = None;
     }
 
     /// Builds the full-text index and the `id` and `path` indexes when the table has rows and they
@@ -616,6 +609,79 @@ mod tests {
         store.clear().await.unwrap();
         assert!(store.files().await.unwrap().is_empty());
         assert_eq!(store.files_loads(), 2);
+    }
+
+    /// What a document's first chunk says, as the held documents give it back, with its title,
+    /// aliases and the paths it supersedes.
+    fn first_chunk(path: &str, version: usize, title: &str, supersedes: &str) -> ChunkRow {
+        ChunkRow {
+            title: title.into(),
+            aliases: format!("{title} alias"),
+            supersedes: supersedes.into(),
+            ..row(path, version)
+        }
+    }
+
+    #[tokio::test]
+    async fn the_documents_and_what_they_supersede_follow_this_processs_writes_and_anothers() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), 4, false).await.unwrap();
+        store.apply(&[], vec![first_chunk("a.md", 1, "A", "")]).await.unwrap();
+        let titles = async |store: &Store| -> Vec<(String, String, Vec<String>)> {
+            store
+                .documents("")
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|doc| (doc.path, doc.title, doc.aliases))
+                .collect()
+        };
+        assert_eq!(
+            titles(&store).await,
+            [("a.md".into(), "A".into(), vec!["A alias".to_string()])]
+        );
+        assert_eq!(store.documents_loads(), 1);
+        let mut second = row("b.md", 2);
+        second.id = "b.md#1@2".into();
+        second.chunk_index = 1;
+        second.title = "not the first chunk".into();
+        store
+            .apply(
+                &["a.md".into()],
+                vec![
+                    first_chunk("a.md", 2, "A2", ""),
+                    first_chunk("b.md", 2, "B", "a.md\nold.md"),
+                    second,
+                ],
+            )
+            .await
+            .unwrap();
+        let now = titles(&store).await;
+        assert_eq!(
+            now.iter().map(|(p, t, _)| (p.as_str(), t.as_str())).collect::<Vec<_>>(),
+            [("a.md", "A2"), ("b.md", "B")]
+        );
+        assert_eq!(store.documents_loads(), 1, "brought over the write, not read again");
+        let superseded = store.superseded().await.unwrap();
+        assert_eq!(superseded["old.md"], ["b.md"]);
+        assert_eq!(superseded["a.md"], ["b.md"]);
+        assert_eq!(store.documents("b").await.unwrap().len(), 1);
+
+        let other = Store::open(dir.path(), 4, false).await.unwrap();
+        other
+            .apply(&["b.md".into()], vec![first_chunk("c.md", 3, "C", "")])
+            .await
+            .unwrap();
+        let now = titles(&store).await;
+        assert_eq!(
+            now.iter().map(|(p, _, _)| p.as_str()).collect::<Vec<_>>(),
+            ["a.md", "c.md"]
+        );
+        assert_eq!(store.documents_loads(), 2, "another process's write is read");
+        assert!(store.superseded().await.unwrap().is_empty());
+        store.clear().await.unwrap();
+        assert!(store.documents("").await.unwrap().is_empty());
+        assert_eq!(store.documents_loads(), 2);
     }
 
     #[tokio::test]
