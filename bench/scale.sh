@@ -7,6 +7,7 @@
 #
 #   bench/scale.sh                          # SIZES="10000 100000 300000 1000000"
 #   SIZES=1000000 ROWS=off bench/scale.sh   # the same without the vector index (RAGDOWN_VECTOR_INDEX_ROWS)
+#   OUT=bench/results/x.jsonl bench/scale.sh  # rows to another file than <date>-scale.jsonl
 #
 # Release builds go to $CARGO_TARGET_DIR (default $RAGDOWN_CACHE/target-release). A million chunks
 # take about 700 MB of Markdown and a few GB of index under $WORK_DIR (default the temp dir). Run it
@@ -22,7 +23,7 @@ ROWS=${ROWS:-}
 BENCH="$CARGO_TARGET_DIR/release/ragdown-bench"
 VPY=$("$ROOT/scripts/install-python-tools.sh")
 DAY=$(date -u +%Y-%m-%d)
-OUT="$ROOT/bench/results/$DAY-scale.jsonl"
+OUT=${OUT:-$ROOT/bench/results/$DAY-scale.jsonl}
 VAULTS="$RAGDOWN_CACHE/bench"
 mkdir -p "$VAULTS"
 for size in $SIZES; do
