@@ -170,26 +170,38 @@ impl Store {
     /// [`Store::document_map`] once per table version (a scan of the table after each write before,
     /// which the next search waited for).
     pub async fn superseded(&self) -> Result<Arc<Superseded>> {
+        self.derived(&self.superseded, |documents| {
+            let mut map = Superseded::new();
+            for doc in documents.values() {
+                for target in &doc.supersedes {
+                    map.entry(target.clone()).or_default().push(doc.path.clone());
+                }
+            }
+            map.values_mut().for_each(|by| {
+                by.sort();
+                by.dedup();
+            });
+            map
+        })
+        .await
+    }
+
+    /// What `slot` holds of the table's version, or what `make` makes of the documents of
+    /// [`Store::document_map`], then held for that version.
+    async fn derived<T>(
+        &self,
+        slot: &parking_lot::Mutex<Option<(u64, Arc<T>)>>,
+        make: impl FnOnce(&BTreeMap<String, DocumentInfo>) -> T,
+    ) -> Result<Arc<T>> {
         let version = self.table.version().await?;
-        if let Some((held, superseded)) = &*self.superseded.lock()
+        if let Some((held, value)) = &*slot.lock()
             && *held == version
         {
-            return Ok(superseded.clone());
+            return Ok(value.clone());
         }
-        let documents = self.document_map().await?;
-        let mut map = Superseded::new();
-        for doc in documents.values() {
-            for target in &doc.supersedes {
-                map.entry(target.clone()).or_default().push(doc.path.clone());
-            }
-        }
-        map.values_mut().for_each(|by| {
-            by.sort();
-            by.dedup();
-        });
-        let map = Arc::new(map);
-        *self.superseded.lock() = Some((version, map.clone()));
-        Ok(map)
+        let value = Arc::new(make(&*self.document_map().await?));
+        *slot.lock() = Some((version, value.clone()));
+        Ok(value)
     }
 
     /// The aliases of those of `paths` that have any (from each document's first chunk).
@@ -221,24 +233,18 @@ impl Store {
     /// Every document's path and aliases, sorted by path, with their name index: made from
     /// [`Store::document_map`] once per table version.
     pub async fn names(&self) -> Result<Arc<Names>> {
-        let version = self.table.version().await?;
-        if let Some((held, names)) = &*self.names.lock()
-            && *held == version
-        {
-            return Ok(names.clone());
-        }
-        let documents = self.document_map().await?;
-        let names = Arc::new(Names::new(
-            documents
-                .values()
-                .map(|doc| DocumentNames {
-                    path: doc.path.clone(),
-                    aliases: doc.aliases.clone(),
-                })
-                .collect(),
-        ));
-        *self.names.lock() = Some((version, names.clone()));
-        Ok(names)
+        self.derived(&self.names, |documents| {
+            Names::new(
+                documents
+                    .values()
+                    .map(|doc| DocumentNames {
+                        path: doc.path.clone(),
+                        aliases: doc.aliases.clone(),
+                    })
+                    .collect(),
+            )
+        })
+        .await
     }
 
     /// The `limit` best BM25 matches for `query`, each with its BM25 score and its stored vector
