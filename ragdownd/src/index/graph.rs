@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::rows::FileState;
+use super::scan::on_every_core;
 use crate::markdown::links::{self, LinkKey};
 
 /// Files read per thread before the reading is split across cores.
@@ -115,25 +116,17 @@ impl LinkGraph {
 /// Each of `stale` read and its links keyed, on every core. A file that cannot be read has no
 /// links until it changes again.
 fn read_all(dir: &Path, stale: Vec<(String, f64, f64)>) -> Vec<(String, Source)> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cores.min(stale.len() / FILES_PER_THREAD).max(1);
-    let per_thread = stale.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let readers: Vec<_> = stale
-            .chunks(per_thread.max(1))
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(path, mtime_ms, size)| (path.clone(), read_source(&dir.join(path), *mtime_ms, *size)))
-                        .collect::<Vec<_>>()
-                })
+    on_every_core(stale, FILES_PER_THREAD, |part| {
+        part.into_iter()
+            .map(|(path, mtime_ms, size)| {
+                let source = read_source(&dir.join(&path), mtime_ms, size);
+                (path, source)
             })
-            .collect();
-        readers
-            .into_iter()
-            .flat_map(|reader| reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+            .collect::<Vec<_>>()
     })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The keys of the links in the file at `abs`.
