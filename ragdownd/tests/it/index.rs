@@ -7,46 +7,20 @@ use embedd::TextKind;
 use futures::future::BoxFuture;
 use ragdownd::embed::hash::HashEmbedder;
 use ragdownd::embed::{EmbedError, Embedder, SharedEmbedder};
-use ragdownd::engine::{Engine, EngineOptions};
-use ragdownd::index::scan::Layout;
+use ragdownd::engine::Engine;
 use ragdownd::index::store::Store;
 use ragdownd::index::sync::SyncReport;
 use ragdownd::search::{self, SearchRequest};
 
-use crate::support::{CountingHash, docs, docs_of, write};
+use crate::support::{CountingHash, docs, docs_of, open_serving, write};
 
 async fn open(docs: &Path, data: &Path, embedder: SharedEmbedder) -> Arc<Engine> {
-    open_with(docs, data, embedder, false, ragdownd::engine::TAKEOVER_EVERY).await
-}
-
-/// An engine as the servers open one (syncing at once), watching or not.
-async fn open_with(
-    docs: &Path,
-    data: &Path,
-    embedder: SharedEmbedder,
-    watch: bool,
-    takeover_every: std::time::Duration,
-) -> Arc<Engine> {
-    Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout: Layout::Single,
-            watch,
-            sync_on_open: true,
-            takeover_every,
-            history: Default::default(),
-            vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
-        },
-        embedder,
-    )
-    .await
-    .unwrap()
+    open_serving(docs, data, embedder, false, ragdownd::engine::TAKEOVER_EVERY).await
 }
 
 /// A watching engine on the hash embedder, its first sync done.
 async fn watching(docs: &Path, data: &Path) -> Arc<Engine> {
-    let engine = open_with(
+    let engine = open_serving(
         docs,
         data,
         Arc::new(HashEmbedder),
@@ -374,9 +348,9 @@ async fn one_primary_per_index_readers_forward_and_take_over() {
     let docs = docs(&[("a.md", "# A\n\nalpha"), ("b.md", "# B\n\nbeta")]);
     let data = tempfile::tempdir().unwrap();
     let every = std::time::Duration::from_millis(100);
-    let primary = open_with(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
+    let primary = open_serving(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
     settle(&primary).await;
-    let reader = open_with(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
+    let reader = open_serving(docs.path(), data.path(), Arc::new(HashEmbedder), false, every).await;
     assert!(primary.is_primary() && !reader.is_primary());
 
     // The reader's sync runs in the primary: nothing is indexed twice.

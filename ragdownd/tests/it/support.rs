@@ -412,19 +412,43 @@ pub async fn open_engine(
     layout: ragdownd::index::scan::Layout,
     embedder: ragdownd::embed::SharedEmbedder,
 ) -> std::sync::Arc<ragdownd::engine::Engine> {
-    ragdownd::engine::Engine::open(
-        ragdownd::engine::EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout,
-            watch: false,
-            sync_on_open: false,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-            history: Default::default(),
-            vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
-        },
-        embedder,
-    )
+    open_engine_as(docs, data, layout, embedder, |_| {}).await
+}
+
+/// An engine as a server opens one over `docs` (one folder, syncing at once), watching or not.
+pub async fn open_serving(
+    docs: &Path,
+    data: &Path,
+    embedder: ragdownd::embed::SharedEmbedder,
+    watch: bool,
+    takeover_every: Duration,
+) -> std::sync::Arc<ragdownd::engine::Engine> {
+    open_engine_as(docs, data, ragdownd::index::scan::Layout::Single, embedder, |options| {
+        options.watch = watch;
+        options.sync_on_open = true;
+        options.takeover_every = takeover_every;
+    })
     .await
-    .unwrap()
+}
+
+/// [`open_engine`]'s options, changed by `change` first.
+async fn open_engine_as(
+    docs: &Path,
+    data: &Path,
+    layout: ragdownd::index::scan::Layout,
+    embedder: ragdownd::embed::SharedEmbedder,
+    change: impl FnOnce(&mut ragdownd::engine::EngineOptions),
+) -> std::sync::Arc<ragdownd::engine::Engine> {
+    let mut options = ragdownd::engine::EngineOptions {
+        docs_dir: docs.to_path_buf(),
+        data_dir: data.to_path_buf(),
+        layout,
+        watch: false,
+        sync_on_open: false,
+        takeover_every: ragdownd::engine::TAKEOVER_EVERY,
+        history: Default::default(),
+        vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
+    };
+    change(&mut options);
+    ragdownd::engine::Engine::open(options, embedder).await.unwrap()
 }

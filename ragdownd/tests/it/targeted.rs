@@ -7,29 +7,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ragdownd::embed::hash::HashEmbedder;
-use ragdownd::engine::{Engine, EngineOptions, Scope};
-use ragdownd::index::scan::Layout;
+use ragdownd::engine::{Engine, Scope};
 use ragdownd::index::sync::SyncReport;
 use ragdownd::tools;
 
-use crate::support::{docs, docs_of, numbered_notes, write};
+use crate::support::{docs, docs_of, numbered_notes, open_serving, write};
 
 async fn open(docs: &Path, data: &Path, watch: bool) -> Arc<Engine> {
-    let engine = Engine::open(
-        EngineOptions {
-            docs_dir: docs.to_path_buf(),
-            data_dir: data.to_path_buf(),
-            layout: Layout::Single,
-            watch,
-            sync_on_open: true,
-            takeover_every: ragdownd::engine::TAKEOVER_EVERY,
-            history: Default::default(),
-            vector_index_rows: ragdownd::index::ann::DEFAULT_MIN_ROWS,
-        },
+    let engine = open_serving(
+        docs,
+        data,
         Arc::new(HashEmbedder),
+        watch,
+        ragdownd::engine::TAKEOVER_EVERY,
     )
-    .await
-    .unwrap();
+    .await;
     engine.indexer.sync(false).await.unwrap();
     engine
 }
