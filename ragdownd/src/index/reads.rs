@@ -12,7 +12,7 @@ use lancedb::arrow::arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use lancedb::index::scalar::FullTextSearchQuery;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
-use super::filter::{Filter, quote};
+use super::filter::Filter;
 use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Names, Superseded, count_chunk, lines};
 use super::store::{Result, ShapeError, Store};
 use super::versioned::Versioned;
@@ -204,30 +204,15 @@ impl Store {
         Ok(value)
     }
 
-    /// The aliases of those of `paths` that have any (from each document's first chunk).
+    /// The aliases of those of `paths` that have any, from the documents held per version.
     pub async fn aliases(&self, paths: &[String]) -> Result<HashMap<String, Vec<String>>> {
-        if paths.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let list = paths.iter().map(|p| quote(p)).collect::<Vec<_>>().join(", ");
-        let batches: Vec<RecordBatch> = self
-            .table
-            .query()
-            .only_if(format!("chunk_index = 0 AND aliases <> '' AND path IN ({list})"))
-            .select(Select::columns(&["path", "aliases"]))
-            .execute()
-            .await?
-            .try_collect()
-            .await?;
-        let mut out = HashMap::new();
-        for batch in &batches {
-            let path = strings(batch, "path")?;
-            let aliases = strings(batch, "aliases")?;
-            for row in 0..batch.num_rows() {
-                out.insert(path.value(row).to_string(), lines(aliases.value(row)));
-            }
-        }
-        Ok(out)
+        let documents = self.document_map().await?;
+        Ok(paths
+            .iter()
+            .filter_map(|path| documents.get(path))
+            .filter(|doc| !doc.aliases.is_empty())
+            .map(|doc| (doc.path.clone(), doc.aliases.clone()))
+            .collect())
     }
 
     /// Every document's path and aliases, sorted by path, with their name index: made from

@@ -45,7 +45,7 @@ pub struct DocumentNames {
 }
 
 /// Every document's path and aliases, sorted by path, with the [`NameIndex`] that finds the few
-/// a wikilink can point at: what link following, backlinks and the alias boost resolve against.
+/// a wikilink can point at: what link following, backlinks and `ragdown_read_doc` resolve against.
 /// The index is made at the first resolution, so a version that resolves no link never pays for
 /// it.
 #[derive(Debug, Default)]

@@ -57,19 +57,17 @@ impl Span {
         }
     }
 
-    /// Whether the indexed file at `path` is one this span compares.
+    /// Whether the indexed file at `path` is one this span compares: `path` is one of its paths
+    /// or inside one. Looked up by each of `path`'s folders, not by each of the span's paths, since
+    /// a sync asks this of every indexed file.
     pub fn covers(&self, path: &str) -> bool {
         match self {
             Self::Whole => true,
-            Self::Paths(paths) => paths.iter().any(|span| under(path, span)),
+            Self::Paths(paths) => {
+                paths.contains(path) || path.match_indices('/').any(|(slash, _)| paths.contains(&path[..slash]))
+            }
         }
     }
-}
-
-/// `path` is `span` or inside it.
-fn under(path: &str, span: &str) -> bool {
-    path.strip_prefix(span)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// A path as the index writes it: `/`-separated, without empty or `.` segments.

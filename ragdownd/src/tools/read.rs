@@ -154,21 +154,16 @@ pub async fn links_to(scope: &Scope, path: &str) -> Result<serde_json::Value, To
     let not_indexed = || ToolError::with_kind(ErrorKind::NotFound, format!("not an indexed document: {raw}"));
     let wanted_root = resolve(scope, target).await?.ok_or_else(not_indexed)?;
     let store = scope.engine.store();
-    let names = store.names().await?;
-    let Ok(at) = names
-        .documents
-        .binary_search_by(|doc| doc.path.as_str().cmp(&wanted_root))
-    else {
-        return Err(not_indexed());
-    };
-    let keys = links::name_keys(&wanted_root, &names.documents[at].aliases);
+    let documents = store.document_map().await?;
+    let wanted_doc = documents.get(&wanted_root).ok_or_else(not_indexed)?;
+    let keys = links::name_keys(&wanted_root, &wanted_doc.aliases);
     let files = store.files().await?;
     let linking = scope
         .engine
         .links
         .linking(&files, &scope.prefix, &keys, &wanted_root)
         .await;
-    let documents = store.document_map().await?;
+    let names = store.names().await?;
     let titles: Vec<String> = linking
         .iter()
         .map(|path| documents.get(path).map(|doc| doc.title.clone()).unwrap_or_default())

@@ -200,8 +200,7 @@ impl NameIndex {
         let mut keys = Vec::new();
         if target.is_empty() {
             // `[[#Heading]]` is the linking document itself.
-            let name = from.rsplit('/').next().unwrap_or(from);
-            keys.push(fold(name));
+            keys.push(fold(last_segment(from)));
         } else {
             keys.push(last_segment(&fold(&target)).to_string());
             let from_dir = dirname(from);
