@@ -22,6 +22,7 @@ use super::{AppState, required};
 use crate::access::Access;
 use crate::documents::content_hash;
 use crate::documents::paths::is_skipped;
+use crate::index::rows::{DocumentInfo, FileState, Superseded};
 use crate::tools;
 
 /// `GET /api/docs?folder=`: the indexed documents of a folder (of every folder without one), with
@@ -42,28 +43,29 @@ pub async fn list(
     }
     let files = store.files().await?;
     let superseded = store.superseded().await?;
-    let nonempty = |text: &str| (!text.is_empty()).then(|| text.to_string());
-    let docs = documents
-        .iter()
-        .map(|doc| {
-            let file = files.get(&doc.path);
-            DocInfo {
-                path: doc.path.clone(),
-                folder: doc.path.split('/').next().unwrap_or_default().to_string(),
-                title: doc.title.clone(),
-                mtime_ms: doc.mtime_ms,
-                size: file.map(|f| f.size).unwrap_or_default(),
-                chunks: file.map(|f| f.chunks).unwrap_or_default(),
-                tags: doc.tags.clone(),
-                aliases: doc.aliases.clone(),
-                superseded_by: superseded.get(&doc.path).cloned().unwrap_or_default(),
-                description: nonempty(&doc.description),
-                created_by: nonempty(&doc.created_by),
-                session: nonempty(&doc.session),
-            }
-        })
-        .collect();
+    let docs = documents.iter().map(|doc| doc_info(doc, &files, &superseded)).collect();
     Ok(Json(DocList { docs }).into_response())
+}
+
+/// A document as the API lists it: its front matter from the index, its size and chunk count
+/// from `files`, and the documents that supersede it.
+pub fn doc_info(doc: &DocumentInfo, files: &HashMap<String, FileState>, superseded: &Superseded) -> DocInfo {
+    let file = files.get(&doc.path);
+    let nonempty = |text: &str| (!text.is_empty()).then(|| text.to_string());
+    DocInfo {
+        path: doc.path.clone(),
+        folder: doc.path.split('/').next().unwrap_or_default().to_string(),
+        title: doc.title.clone(),
+        mtime_ms: doc.mtime_ms,
+        size: file.map(|f| f.size).unwrap_or_default(),
+        chunks: file.map(|f| f.chunks).unwrap_or_default(),
+        tags: doc.tags.clone(),
+        aliases: doc.aliases.clone(),
+        superseded_by: superseded.get(&doc.path).cloned().unwrap_or_default(),
+        description: nonempty(&doc.description),
+        created_by: nonempty(&doc.created_by),
+        session: nonempty(&doc.session),
+    }
 }
 
 /// `GET /api/doc?path=`: the whole document from disk with its full hash, and its tags, aliases
@@ -88,16 +90,20 @@ pub async fn read(
     let text = tools::split_lines(&String::from_utf8_lossy(&bytes)).join("\n");
     let total = text.split('\n').count();
     let store = scope.engine.store();
-    let meta = store
-        .documents(&root_path)
-        .await?
-        .into_iter()
-        .find(|doc| doc.path == root_path);
-    let superseded_by = store.superseded().await?.get(&root_path).cloned();
-    let (tags, aliases) = meta
-        .as_ref()
-        .map(|m| (m.tags.clone(), m.aliases.clone()))
-        .unwrap_or_default();
+    let documents = store.document_map().await?;
+    let meta = documents.get(&root_path);
+    let superseded = store.superseded().await?;
+    let superseded_by = superseded.get(&root_path).cloned();
+    let (tags, aliases) = meta.map(|m| (m.tags.clone(), m.aliases.clone())).unwrap_or_default();
+    let info = match meta {
+        Some(doc) => Some(doc_info(doc, &*store.files().await?, &superseded)),
+        None => None,
+    };
+    let titles = superseded_by
+        .iter()
+        .flatten()
+        .filter_map(|path| Some((path.clone(), documents.get(path)?.title.clone())))
+        .collect();
     Ok(Json(Doc {
         path: root_path,
         start_line: 1,
@@ -109,6 +115,8 @@ pub async fn read(
         aliases,
         indexed: meta.is_some(),
         superseded_by,
+        info,
+        titles,
     })
     .into_response())
 }

@@ -104,7 +104,9 @@ pub async fn resolve(
         ));
     };
     let path = scope.to_root_path(&path);
-    Ok(Json(Resolved { path, anchor }).into_response())
+    let documents = scope.engine.store().document_map().await?;
+    let title = documents.get(&path).map(|doc| doc.title.clone());
+    Ok(Json(Resolved { path, anchor, title }).into_response())
 }
 
 /// `GET /api/backlinks?path=`: as `ragdown_backlinks` in the document's folder, with root-relative

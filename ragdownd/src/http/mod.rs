@@ -8,7 +8,7 @@
 //!
 //! - [`status`]: `/api/status` and the query log.
 //! - [`folders`]: `/api/folders`, `/api/loose`.
-//! - [`docs`]: `/api/docs`, `/api/doc`, `/api/file`.
+//! - [`docs`]: `/api/docs`, `/api/doc`, `/api/file`; [`browse`]: `/api/browse`, `/api/find`, `/api/jump`.
 //! - [`links`]: `/api/search`, `/api/resolve`, `/api/backlinks`, `/api/move`.
 //! - [`history`]: `/api/history` and its `changes`, `version`, `undo`, `undo-session`, `restore`.
 //! - [`settings`]: `PATCH /api/settings`, and applying a change while the server runs.
@@ -24,6 +24,7 @@
 //! connection is closed after `HTTP_KEEP_ALIVE_TIMEOUT_MS` (axum's own loop has no such setting).
 
 pub mod auth;
+pub mod browse;
 pub mod consent;
 pub mod docs;
 pub mod error;
@@ -267,6 +268,10 @@ pub fn router(state: Arc<AppState>) -> Router {
     let shared = Router::new()
         .route("/api/folders", get(folders::list))
         .route("/api/docs", get(docs::list))
+        .route("/api/browse", get(browse::browse))
+        .route("/api/find", get(browse::find))
+        .route("/api/jump", get(browse::jump))
+        .route("/api/tags", get(browse::tags))
         .route("/api/doc", get(docs::read).post(docs::save).delete(docs::remove))
         .route("/api/file", get(docs::file))
         .route("/api/search", get(links::search))

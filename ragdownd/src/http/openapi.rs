@@ -6,7 +6,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{consent, docs, folders, history, links, schema, settings, status, tokens};
+use super::{browse, consent, docs, folders, history, links, schema, settings, status, tokens};
 
 /// The API.
 #[derive(OpenApi)]
@@ -27,6 +27,10 @@ use super::{consent, docs, folders, history, links, schema, settings, status, to
         docs::save,
         docs::remove,
         docs::file,
+        browse::browse,
+        browse::find,
+        browse::jump,
+        browse::tags,
         links::search,
         links::resolve,
         links::backlinks,
@@ -118,6 +122,10 @@ mod tests {
             "/api/loose",
             "/api/settings",
             "/api/docs",
+            "/api/browse",
+            "/api/find",
+            "/api/jump",
+            "/api/tags",
             "/api/doc",
             "/api/file",
             "/api/search",

@@ -202,6 +202,11 @@ pub struct Doc {
     pub indexed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<Vec<String>>,
+    /// What `GET /api/docs` lists of it (modified, size, chunks, provenance); `null` until the
+    /// index holds it.
+    pub info: Option<DocInfo>,
+    /// The titles of the documents `superseded_by` names, by root-relative path.
+    pub titles: BTreeMap<String, String>,
 }
 
 /// `POST /api/doc`.
@@ -286,6 +291,9 @@ pub struct Resolved {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
+    /// The document's title, when the index holds it (none for an attachment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// `GET /api/backlinks`' query.

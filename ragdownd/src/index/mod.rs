@@ -4,6 +4,7 @@
 
 pub mod ann;
 pub mod ann_policy;
+pub mod catalog;
 pub mod changes;
 pub mod dense;
 pub mod filter;

@@ -12,6 +12,7 @@ use lancedb::arrow::arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use lancedb::index::scalar::FullTextSearchQuery;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 
+use super::catalog::Catalog;
 use super::filter::Filter;
 use super::rows::{Candidate, DocumentInfo, DocumentNames, FileState, Lexical, Names, Superseded, count_chunk, lines};
 use super::store::{Result, ShapeError, Store};
@@ -230,6 +231,12 @@ impl Store {
             )
         })
         .await
+    }
+
+    /// Every directory that holds a document, with its subdirectories and files in order: made
+    /// from [`Store::document_map`] once per table version, when the web UI's tree first asks.
+    pub async fn catalog(&self) -> Result<Arc<Catalog>> {
+        self.derived(&self.catalog, Catalog::new).await
     }
 
     /// The `limit` best BM25 matches for `query`, each with its BM25 score and its stored vector

@@ -26,6 +26,7 @@ use lancedb::table::{CompactionOptions, OptimizeAction, OptimizeOptions};
 use parking_lot::{Mutex, RwLock};
 
 use super::ann_policy::{DenseMode, VectorIndex};
+use super::catalog::Catalog;
 use super::filter::quote;
 use super::resident::{Added, Resident};
 use super::rows::{ChunkRow, DocumentInfo, FileState, Names, Superseded, count_chunk};
@@ -104,6 +105,8 @@ pub struct Store {
     pub(super) superseded: Mutex<Option<(u64, Arc<Superseded>)>>,
     /// Every document's path and aliases, sorted by path, of one table version.
     pub(super) names: Mutex<Option<(u64, Arc<Names>)>>,
+    /// Every directory holding a document, with its names in order, of one table version.
+    pub(super) catalog: Mutex<Option<(u64, Arc<Catalog>)>>,
     /// [`Store::files`] of a table version, brought over this process's writes.
     pub(super) files_cache: Versioned<HashMap<String, FileState>>,
     /// Every document's front matter by path ([`Store::documents`]), the same way.
@@ -243,6 +246,7 @@ impl Store {
             dim,
             superseded: Mutex::new(None),
             names: Mutex::new(None),
+            catalog: Mutex::new(None),
             files_cache: Versioned::default(),
             documents_cache: Versioned::default(),
             has_indices: AtomicBool::new(false),

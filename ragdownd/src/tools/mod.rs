@@ -22,6 +22,7 @@ use crate::settings::{Settings, Values};
 pub use list::list;
 pub use read::{backlinks, links_to, read_doc, read_file, split_lines};
 
+pub mod browse;
 pub mod context;
 pub mod folders;
 mod list;

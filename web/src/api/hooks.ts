@@ -1,14 +1,28 @@
 //! TanStack Query hooks over the API's reads: one query key per resource, and the polling and retry
 //! rules (status every 2 s while busy, 15 s otherwise; lists every 15 s; a 4xx is
 //! never retried). The writes, and what each refetches after it, are in `mutations.ts`.
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { get, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type Schemas, type SearchHit, type Status } from "./client";
+
+type DirListing = Schemas["DirListing"];
+type Found = Schemas["Found"];
+type TagList = Schemas["TagList"];
+type Jumps = Schemas["Jumps"];
 
 export const keys = {
   status: ["status"] as const,
   folders: ["folders"] as const,
   docs: (folder: string) => ["docs", folder] as const,
+  /** One page of one directory of a folder's tree (`GET /api/browse`); under `docs`, so what
+   * refetches the lists refetches it. */
+  browse: (folder: string, dir: string, page: number) => ["docs", folder, "browse", dir, page] as const,
+  /** The pages of what the list's filter, tag and sort pick (`GET /api/find`). */
+  find: (folder: string, filters: FindFilters) => ["docs", folder, "find", filters] as const,
+  /** A folder's tags (`GET /api/tags`). */
+  tags: (folder: string) => ["docs", folder, "tags"] as const,
+  /** The quick switcher's matches for what was typed (`GET /api/jump`), over every folder. */
+  jump: (q: string, limit: number) => ["docs", "*", "jump", q, limit] as const,
   doc: (path: string) => ["doc", path] as const,
   search: (folder: string, q: string, tag: string | undefined) => ["search", folder, q, tag ?? ""] as const,
   backlinks: (path: string) => ["backlinks", path] as const,
@@ -31,6 +45,17 @@ export interface ChangeFilters {
   tool?: string;
   path?: string;
 }
+
+/** What the list's filter asks `GET /api/find` for. */
+export interface FindFilters {
+  q: string;
+  tag: string | undefined;
+  sort: "recent" | undefined;
+}
+
+/** Documents in one page of the tree or of a filtered list: the DOM stays a few hundred rows
+ * however large the folder, and each request stays small (`GET /api/docs` sends them all). */
+export const PAGE = 500;
 
 export const POLL_MS = 15_000;
 const BUSY_POLL_MS = 2_000;
@@ -64,9 +89,45 @@ export function useDocs(folder: string) {
   });
 }
 
-/** Every document of every folder (`GET /api/docs` with no folder), for the quick switcher. */
-export function useAllDocs() {
-  return useQuery({ queryKey: keys.docs("*"), queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs")).docs });
+/** Page `page` of the directory `dir` (inside the folder, "" for its top): all its
+ * subdirectories with their counts, and up to `PAGE` of its documents. For `useQueries`. */
+export function browseQuery(folder: string, dir: string, page: number) {
+  return {
+    queryKey: keys.browse(folder, dir, page),
+    queryFn: () => get<DirListing>("/api/browse", { folder, dir, offset: page * PAGE, limit: PAGE }),
+    refetchInterval: POLL_MS,
+  };
+}
+
+/** What the filter, tag and sort pick in a folder, `PAGE` documents at a time. */
+export function useFind(folder: string, filters: FindFilters, enabled: boolean) {
+  return useInfiniteQuery({
+    queryKey: keys.find(folder, filters),
+    queryFn: ({ pageParam }) => get<Found>("/api/find", { folder, q: filters.q, tag: filters.tag, sort: filters.sort, offset: pageParam, limit: PAGE }),
+    initialPageParam: 0,
+    getNextPageParam: (last, pages) => {
+      const shown = pages.reduce((n, p) => n + p.docs.length, 0);
+      return shown < last.total && last.docs.length > 0 ? shown : undefined;
+    },
+    enabled,
+    placeholderData: keepPreviousData,
+    refetchInterval: POLL_MS,
+  });
+}
+
+/** Every tag of a folder's documents, with how many carry each. */
+export function useTags(folder: string) {
+  return useQuery({ queryKey: keys.tags(folder), queryFn: async () => (await get<TagList>("/api/tags", { folder })).tags, refetchInterval: POLL_MS });
+}
+
+/** The quick switcher's documents for what was typed, best first, ranked by the server over
+ * every folder (with nothing typed, the most recently changed). */
+export function useJump(q: string, limit: number) {
+  return useQuery({
+    queryKey: keys.jump(q, limit),
+    queryFn: async () => (await get<Jumps>("/api/jump", { q, limit })).docs,
+    placeholderData: keepPreviousData,
+  });
 }
 
 export function useDoc(path: string | undefined) {

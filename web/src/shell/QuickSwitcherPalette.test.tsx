@@ -4,6 +4,8 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { docInfo } from "../api/testing";
+import { fold } from "../lib/fold";
+import { words } from "../lib/rank";
 import Palette from "./QuickSwitcherPalette";
 
 const navigate = vi.fn();
@@ -11,17 +13,20 @@ vi.mock("@tanstack/react-router", () => ({ useNavigate: () => navigate }));
 vi.mock("../api/hooks", async (original) => ({
   ...(await original<typeof import("../api/hooks")>()),
   useFolders: () => ({ data: { folders: [] } }),
-  useAllDocs: () => ({
-    isPending: false,
-    isError: false,
-    data: [
-      docInfo("notes/cjk/zh.md", { title: "数据库备份", mtime_ms: 3 }),
-      docInfo("notes/cjk/ja.md", { title: "障害対応手順", mtime_ms: 2 }),
-      docInfo("notes/cjk/ko.md", { title: "백업 절차", mtime_ms: 1 }),
-      docInfo("notes/cjk/kana.md", { title: "バックアップ🍣", mtime_ms: 0 }),
-    ],
-  }),
+  // A stand-in for the server's ranking (tools::browse::jump has its own tests): the titles that
+  // hold every word. What is tested here is what the palette asks for and how it shows it.
+  useJump: (q: string) => {
+    asked.push(q);
+    return { isPending: false, isError: false, data: docs.filter((d) => words(q).every((w) => fold(d.title).includes(w))) };
+  },
 }));
+const asked: string[] = [];
+const docs = [
+  docInfo("notes/cjk/zh.md", { title: "数据库备份", mtime_ms: 3 }),
+  docInfo("notes/cjk/ja.md", { title: "障害対応手順", mtime_ms: 2 }),
+  docInfo("notes/cjk/ko.md", { title: "백업 절차", mtime_ms: 1 }),
+  docInfo("notes/cjk/kana.md", { title: "バックアップ🍣", mtime_ms: 0 }),
+];
 
 beforeAll(() => {
   // cmdk measures its list and scrolls to the selected item; jsdom has neither.
@@ -34,7 +39,10 @@ beforeAll(() => {
 });
 
 describe("QuickSwitcherPalette", () => {
-  beforeEach(() => navigate.mockClear());
+  beforeEach(() => {
+    navigate.mockClear();
+    asked.length = 0;
+  });
   afterEach(cleanup);
 
   const setup = () => {
@@ -66,8 +74,10 @@ describe("QuickSwitcherPalette", () => {
     const box = setup();
     fireEvent.compositionStart(box);
     fireEvent.change(box, { target: { value: "しょう" } });
-    // Mid-composition the hits are still the recent documents, not "nothing matches".
+    // Mid-composition the hits are still the recent documents, not "nothing matches": the
+    // server is not asked for what the IME has not confirmed.
     expect(titles()).toHaveLength(4);
+    expect(asked).not.toContain("しょう");
     fireEvent.keyDown(box, { key: "Enter", isComposing: true });
     fireEvent.change(box, { target: { value: "障害" } });
     fireEvent.compositionEnd(box, { data: "障害" });

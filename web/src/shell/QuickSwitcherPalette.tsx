@@ -1,18 +1,19 @@
 //! The quick switcher's palette (cmdk), in its own chunk: loaded the first time Ctrl/Cmd+K is
-//! pressed, so the first page stays small. Every document of every folder (`GET /api/docs` with
-//! no folder), ranked by title, path or alias, then the folders and Settings. An IME's composition
+//! pressed, so the first page stays small. The documents of every folder that match what was
+//! typed, ranked by the server by title, path or alias (`GET /api/jump`, so a vault of 150,000
+//! files sends 50 of them, not all), then the folders and Settings. An IME's composition
 //! changes the hits only when it ends; cmdk itself ignores the Enter that confirms one (its
 //! keydown is `isComposing`, or keyCode 229 in Safari), so that Enter opens nothing.
 import { useState } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Command } from "cmdk";
 import { FileText, Settings } from "lucide-react";
-import { useAllDocs, useFolders } from "../api/hooks";
+import { useFolders, useJump } from "../api/hooks";
 import { Highlight } from "../components/Highlight";
 import { fold } from "../lib/fold";
 import { useComposedInput } from "../lib/ime";
 import { insidePath } from "../lib/paths";
-import { rankDocs, words } from "../lib/rank";
+import { words } from "../lib/rank";
 import { FolderIcon } from "./Sidebar";
 
 const MAX_DOCS = 50;
@@ -30,8 +31,8 @@ const groupClass =
 export default function Palette({ onDone }: { onDone: () => void }) {
   const navigate = useNavigate();
   const folders = useFolders();
-  const docs = useAllDocs();
   const [query, setQuery] = useState("");
+  const docs = useJump(query.trim(), query.trim() ? MAX_DOCS : 8);
   // Typed through an IME, the ranking follows what a composition confirms, not its keystrokes.
   const box = useComposedInput(query, setQuery);
   const [value, setValue] = useState("");
@@ -39,7 +40,7 @@ export default function Palette({ onDone }: { onDone: () => void }) {
   const want = words(query);
   const folderList = folders.data?.folders ?? [];
   const titles = new Map(folderList.map((f) => [f.name, f.title]));
-  const docHits = rankDocs(docs.data ?? [], query, query.trim() ? MAX_DOCS : 8);
+  const docHits = docs.data ?? [];
   const folderHits = folderList.filter((f) => want.every((w) => fold(`${f.title}\n${f.name}`).includes(w)));
   const settingsHit = want.every((w) => "settings".includes(w));
 

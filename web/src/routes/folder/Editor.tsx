@@ -67,6 +67,8 @@ const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigat
 
 function Open({ folder, path, initial, onClose }: EditorProps & { initial: { text: string; hash: string } }) {
   const isDark = useIsDark();
+  // `[[` completion offers every document of the folder, so it reads the whole list
+  // (`GET /api/docs`) when an editor opens: the one view that still does.
   const docs = useDocs(folder.name);
   const entries = useMemo(() => wikiEntries(docs.data ?? [], folder.name), [docs.data, folder.name]);
   const cycle = useSave(path, initial);
@@ -77,7 +79,7 @@ function Open({ folder, path, initial, onClose }: EditorProps & { initial: { tex
   const [tab, setTab] = useState("write");
 
   const inside = insidePath(folder.name, path);
-  const title = docs.data?.find((d) => d.path === path)?.title ?? linkTarget(basename(path));
+  const title = useDoc(path).data?.info?.title ?? linkTarget(basename(path));
   const textNow = useCallback(() => view.current?.state.doc.toString() ?? cycle.state.text, [cycle.state.text]);
   const save = useCallback(() => cycle.save(textNow()), [cycle, textNow]);
   // The buttons that save turn disabled or go away, which would drop the focus on the page:

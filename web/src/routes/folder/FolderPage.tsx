@@ -7,7 +7,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { FileText, Plus } from "lucide-react";
 import type { Folder } from "../../api/client";
-import { useDoc, useDocs, useFolders, useWritable } from "../../api/hooks";
+import { useDoc, useFolders, useWritable } from "../../api/hooks";
 import { Button } from "../../components/ui/button";
 import { Empty, ErrorCard, Skeleton, Skeletons } from "../../components/ui/states";
 import { rootPath } from "../../lib/paths";
@@ -46,7 +46,6 @@ export function FolderPage() {
 function FolderView({ folder, search }: { folder: Folder; search: FolderSearch }) {
   const navigate = useNavigate({ from: "/f/$folder" });
   const writable = useWritable();
-  const docs = useDocs(folder.name);
   const doc = search.doc;
   const path = doc ? rootPath(folder.name, doc) : undefined;
   const loaded = useDoc(path);
@@ -69,7 +68,7 @@ function FolderView({ folder, search }: { folder: Folder; search: FolderSearch }
   useEffect(() => {
     localStorage.setItem(LAST_FOLDER_KEY, folder.name);
   }, [folder.name]);
-  useTitle(docs.data?.find((d) => d.path === path)?.title ?? folder.title);
+  useTitle(loaded.data?.info?.title ?? folder.title);
 
   return (
     <div className="flex h-full min-h-0 flex-col md:flex-row">

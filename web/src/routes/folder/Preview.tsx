@@ -1,11 +1,11 @@
 //! The preview pane: one document as it is on disk (`GET /api/doc`, polled), with what the index
-//! knows of it (`GET /api/docs`: modified, size, chunks, provenance), its actions, the rendered
+//! knows of it (its `info`: modified, size, chunks, provenance), its actions, the rendered
 //! Markdown scrolled to the URL's heading, and its backlinks and outgoing links.
 import { useEffect, useMemo, useRef } from "react";
 import { Link, useLocation } from "@tanstack/react-router";
 import { FileQuestion, History } from "lucide-react";
 import { ApiError, type Folder } from "../../api/client";
-import { useDoc, useDocs } from "../../api/hooks";
+import { useDoc } from "../../api/hooks";
 import { Button } from "../../components/ui/button";
 import { ErrorCard, Skeleton } from "../../components/ui/states";
 import { rootPath, splitPath } from "../../lib/paths";
@@ -62,11 +62,10 @@ function Gone({ folder, path, onHistory }: { folder: Folder; path: string; onHis
 export function Preview({ folder, path, onEdit, onHistory }: { folder: Folder; path: string; onEdit: () => void; onHistory: () => void }) {
   const root = path.startsWith(`${folder.name}/`) ? path : rootPath(folder.name, path);
   const doc = useDoc(root);
-  const docs = useDocs(folder.name);
-  const info = docs.data?.find((d) => d.path === root);
+  const info = doc.data?.info ?? undefined;
   const text = doc.data?.text;
   const front = useMemo(() => readFrontMatter(text ?? ""), [text]);
-  const titles = useMemo(() => new Map((docs.data ?? []).map((d) => [d.path, d.title])), [docs.data]);
+  const titles = useMemo(() => new Map(Object.entries(doc.data?.titles ?? {})), [doc.data?.titles]);
   const hash = useLocation({ select: (l) => l.hash });
   // Each navigation's own key: a second click on the same hit scrolls to its heading again.
   const visit = useLocation({ select: (l) => l.state.__TSR_key ?? l.state.key ?? "" });

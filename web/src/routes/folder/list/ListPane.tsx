@@ -1,26 +1,28 @@
 //! The folder page's list pane: the folder's header (counts, New note and Upload when writable),
 //! a "Jump to…" button for the quick switcher, Filter | Search, the Tags and Sort menus (both
-//! in the URL), and below them the file tree or the search hits.
+//! in the URL), and below them the file tree (a directory at a time, `useBrowse`), what the
+//! filter, tag or "Recently changed" picks (`GET /api/find`, a page at a time), or the search hits.
 import { useMemo, useState } from "react";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { ToggleGroup } from "radix-ui";
 import { ArrowDownUp, FilePlus, History, Search as SearchIcon, Tag, Upload } from "lucide-react";
 import { clsx } from "clsx";
 import type { Folder } from "../../../api/client";
-import { useDocs, useWritable } from "../../../api/hooks";
+import { useFind, useTags, useWritable } from "../../../api/hooks";
 import { IconButton } from "../../../components/ui/button";
 import { Menu, MenuItem, MenuSeparator } from "../../../components/ui/menu";
 import { Empty, ErrorCard, Skeletons } from "../../../components/ui/states";
-import { insidePath } from "../../../lib/paths";
 import { words } from "../../../lib/rank";
 import { plural } from "../../../lib/time";
 import { FolderIcon } from "../../../shell/Sidebar";
 import { openQuickSwitcher, shortcutLabel } from "../../../shell/QuickSwitcher";
-import { folderTags, hasTag, matchesFilter, normalizeTag } from "./filter";
+import { normalizeTag } from "./filter";
 import { QueryInput, type Mode } from "./QueryInput";
 import { SearchResults } from "./SearchResults";
-import { Tree } from "./Tree";
+import { Tree, type TreeProps } from "./Tree";
 import { parentDir } from "./tree";
+import { useBrowse } from "./useBrowse";
+import { useExpanded } from "./useExpanded";
 
 export interface ListPaneProps {
   folder: Folder;
@@ -42,32 +44,50 @@ const menuButton =
 
 export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: ListPaneProps) {
   const writable = useWritable();
-  const docs = useDocs(folder.name);
   const navigate = useNavigate({ from: "/f/$folder" });
   const [mode, setMode] = useState<Mode>("filter");
   const [query, setQuery] = useState("");
+  const expanded = useExpanded(folder.name, selected);
 
-  const all = useMemo(() => docs.data ?? [], [docs.data]);
-  const tags = useMemo(() => folderTags(all), [all]);
   const wanted = useMemo(() => words(query), [query]);
-  const shown = useMemo(
-    () => all.filter((d) => (!tag || hasTag(d.tags, tag)) && matchesFilter(d, insidePath(folder.name, d.path), wanted)),
-    [all, tag, wanted, folder.name],
-  );
+  const filtering = wanted.length > 0 || !!tag;
+  // A filter, a tag or "Recently changed" lists what the server picks; otherwise the tree.
+  const picked = filtering || sort === "recent";
+  const filters = useMemo(() => ({ q: wanted.join(" "), tag: tag ? normalizeTag(tag) : undefined, sort }), [wanted, tag, sort]);
+  const found = useFind(folder.name, filters, mode === "filter" && picked);
+  const foundDocs = useMemo(() => found.data?.pages.flatMap((p) => p.docs), [found.data]);
+  const browse = useBrowse(folder.name, expanded.open);
+  const tags = useTags(folder.name);
   const setSearch: SetSearch = (patch) => void navigate({ search: (s) => ({ ...s, ...patch }) });
+
+  const empty = <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>;
+  const failed = (error: Error | null, retry: () => void) => (
+    <div className="p-3">
+      <ErrorCard error={error} onRetry={retry} />
+    </div>
+  );
+  const tree = (source: TreeProps["source"]) => (
+    <Tree folder={folder} source={source} expanded={expanded} onMore={browse.more} filtering={filtering} marked={wanted} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />
+  );
 
   let body;
   if (mode === "search") body = <SearchResults folder={folder} query={query} tag={tag} selected={selected} sort={sort} />;
-  else if (docs.isPending) body = <Skeletons rows={8} label="Loading documents" />;
-  else if (docs.isError)
-    body = (
-      <div className="p-3">
-        <ErrorCard error={docs.error} onRetry={() => void docs.refetch()} />
-      </div>
-    );
-  else if (all.length === 0) body = <Empty title="No documents yet">{writable ? "Write a note or upload Markdown files to start." : "Markdown files put in this folder show up here."}</Empty>;
-  else if (shown.length === 0) body = <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>;
-  else body = <Tree folder={folder} docs={shown} filtering={wanted.length > 0 || !!tag} marked={wanted} recent={sort === "recent"} selected={selected} tag={tag} writable={writable} onNewIn={onNewNote} />;
+  else if (picked) {
+    const total = found.data?.pages[0]?.total ?? 0;
+    if (found.isPending) body = <Skeletons rows={8} label="Loading documents" />;
+    else if (!foundDocs) body = failed(found.error, () => void found.refetch());
+    else if (total === 0) body = folder.files === 0 ? empty : <p className="px-4 py-3 text-sm text-zinc-500 dark:text-zinc-400">Nothing in this folder matches that.</p>;
+    else
+      body = (
+        <>
+          {tree({ docs: foundDocs })}
+          <ShowMore shown={foundDocs.length} total={total} loading={found.isFetchingNextPage} onMore={found.hasNextPage ? () => void found.fetchNextPage() : undefined} />
+        </>
+      );
+  } else if (browse.top.isPending) body = <Skeletons rows={8} label="Loading documents" />;
+  else if (!browse.listing || browse.listing.failed) body = failed(browse.top.error, () => void browse.top.refetch());
+  else if (browse.listing.dirs.length === 0 && browse.listing.total_docs === 0) body = empty;
+  else body = tree({ root: browse.root });
 
   return (
     <div className="flex h-full min-h-0 flex-col">
@@ -77,7 +97,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
         <div className="flex items-center gap-2">
           <ModeToggle mode={mode} onChange={setMode} />
           <div className="ml-auto flex items-center gap-1">
-            <TagMenu tag={tag} tags={tags} setSearch={setSearch} />
+            <TagMenu tag={tag} tags={tags.data ?? []} setSearch={setSearch} />
             <SortMenu sort={sort} setSearch={setSearch} />
           </div>
         </div>
@@ -174,8 +194,26 @@ function ModeToggle({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => 
   );
 }
 
+/** Below a list sent in part: how much of it is shown, and the next page. */
+function ShowMore({ shown, total, loading, onMore }: { shown: number; total: number; loading: boolean; onMore: (() => void) | undefined }) {
+  if (shown >= total) return null;
+  return (
+    <div className="flex items-center gap-2 px-4 pb-6 text-xs text-zinc-500 dark:text-zinc-400">
+      <span>
+        Showing {shown.toLocaleString()} of {total.toLocaleString()}
+      </span>
+      {onMore && (
+        <button type="button" disabled={loading} onClick={onMore} className="rounded px-1.5 py-0.5 font-medium text-accent-700 hover:bg-zinc-100 disabled:opacity-60 dark:text-accent-100 dark:hover:bg-zinc-800">
+          {loading ? "Loading…" : "Show more"}
+        </button>
+      )}
+    </div>
+  );
+}
+
 /** The tag filter: every tag in the folder (and the one in the URL, even if none has it now). */
-function TagMenu({ tag, tags, setSearch }: { tag: string | undefined; tags: readonly string[]; setSearch: SetSearch }) {
+function TagMenu({ tag, tags: counted, setSearch }: { tag: string | undefined; tags: readonly { tag: string; count: number }[]; setSearch: SetSearch }) {
+  const tags = counted.map((t) => t.tag);
   return (
     <Menu
       align="end"

@@ -1,24 +1,29 @@
 //! The folder's documents as a `role="tree"`: subfolders that open and close (`useExpanded`),
 //! arrow keys, Home/End and typeahead (`useTreeKeys`), and drag and drop onto a subfolder (or the
 //! folder's top) to move (`useTreeDrop`). Under "Recently changed" the same rows come as a flat
-//! list, newest first.
+//! list, newest first. A directory the server sent in part ends in a "Show more" row.
 import { useEffect, useId, useMemo, useRef, useState, type CSSProperties, type DragEvent, type ReactNode } from "react";
 import { Link } from "@tanstack/react-router";
-import { ChevronRight, FilePlus, Folder as FolderClosed, FolderOpen } from "lucide-react";
+import { ChevronRight, FilePlus, Folder as FolderClosed, FolderOpen, MoreHorizontal } from "lucide-react";
 import { clsx } from "clsx";
 import type { DocInfo, Folder } from "../../../api/client";
+import { PAGE } from "../../../api/hooks";
 import { Highlight } from "../../../components/Highlight";
-import { ago } from "../../../lib/time";
+import { ago, plural } from "../../../lib/time";
 import { AgentBadge, SupersededBadge } from "./badges";
-import { buildTree, parentDir, recentRows, visibleRows, type DirNode, type DocNode, type Row } from "./tree";
-import { useExpanded } from "./useExpanded";
+import { buildTree, parentDir, recentRows, visibleRows, type DirNode, type DocNode, type MoreNode, type Row } from "./tree";
+import type { Expanded } from "./useExpanded";
 import { keyOf, useTreeKeys } from "./useTreeKeys";
 import { useTreeDrop } from "./useTreeDrop";
 
 export interface TreeProps {
   folder: Folder;
-  /** The documents to show (already filtered). */
-  docs: readonly DocInfo[];
+  /** What to show: the directories listed so far (`useBrowse`), or documents a filter found. */
+  source: { root: DirNode } | { docs: readonly DocInfo[] };
+  /** The open directories (`useExpanded`). */
+  expanded: Expanded;
+  /** A "more" row clicked: the next page of that directory. */
+  onMore: (dir: string) => void;
   /** A filter is on: every directory shows open, since only matches are listed. */
   filtering: boolean;
   /** The filter's words (folded, `words()`), marked in the titles and file names. */
@@ -51,20 +56,21 @@ type DropProps = ReturnType<ReturnType<typeof useTreeDrop>["dropOn"]> | Record<s
 const rowClass = "group flex w-full min-w-0 items-center gap-1.5 rounded-md py-1 pr-1 text-sm outline-none focus-visible:ring-2 focus-visible:ring-accent-500";
 
 /** The rows shown: the tree with its open directories, or the flat recent list. */
-function useRows(docs: readonly DocInfo[], folder: string, recent: boolean, isOpen: (dir: string) => boolean): Row[] {
-  const root = useMemo(() => buildTree(docs, folder), [docs, folder]);
-  const flat = useMemo(() => (recent ? recentRows(docs, folder) : undefined), [recent, docs, folder]);
-  return flat ?? visibleRows(root, isOpen);
+function useRows(source: TreeProps["source"], folder: string, recent: boolean, isOpen: (dir: string) => boolean): Row[] {
+  const docs = "docs" in source ? source.docs : undefined;
+  const built = useMemo(() => docs && buildTree(docs, folder), [docs, folder]);
+  const flat = useMemo(() => (recent && docs ? recentRows(docs, folder) : undefined), [recent, docs, folder]);
+  return flat ?? visibleRows(built ?? (source as { root: DirNode }).root, isOpen);
 }
 
-export function Tree({ folder, docs, filtering, marked, recent, selected, tag, writable, onNewIn }: TreeProps) {
-  const { isOpen, toggle } = useExpanded(folder.name, selected);
+export function Tree({ folder, source, expanded, onMore, filtering, marked, recent, selected, tag, writable, onNewIn }: TreeProps) {
+  const { isOpen, toggle } = expanded;
   const drop = useTreeDrop(folder, selected);
   const [focusKey, setFocusKey] = useState<string | undefined>(undefined);
   const treeRef = useRef<HTMLDivElement>(null);
   const ids = useId();
 
-  const rows = useRows(docs, folder.name, recent, (dir) => filtering || isOpen(dir));
+  const rows = useRows(source, folder.name, recent, (dir) => filtering || isOpen(dir));
   const selectedKey = selected === undefined ? undefined : `doc:${selected}`;
   const tabKey = rows.some((r) => keyOf(r) === focusKey) ? focusKey : rows.some((r) => keyOf(r) === selectedKey) ? selectedKey : rows[0] && keyOf(rows[0]);
 
@@ -90,7 +96,7 @@ export function Tree({ folder, docs, filtering, marked, recent, selected, tag, w
       "aria-setsize": row.setsize,
       tabIndex: key === tabKey ? 0 : -1,
       onFocus: () => setFocusKey(key),
-      draggable: writable,
+      draggable: writable && row.node.kind !== "more",
       onDragStart: drop.dragStart(row.node.path),
       onDragEnd: drop.dragEnd,
       style: { paddingLeft: `${(row.level - 1) * 0.875 + 0.5}rem` },
@@ -109,7 +115,9 @@ export function Tree({ folder, docs, filtering, marked, recent, selected, tag, w
       className={clsx("min-h-full px-2 pt-1 pb-6", drop.dropDir === "" && "rounded-md bg-accent-50 ring-2 ring-accent-500/40 ring-inset dark:bg-accent-500/10")}
     >
       {rows.map((row, i) =>
-        row.node.kind === "dir" ? (
+        row.node.kind === "more" ? (
+          <MoreRow key={keyOf(row)} node={row.node} row={rowProps(row)} onMore={onMore} />
+        ) : row.node.kind === "dir" ? (
           <DirRow
             key={keyOf(row)}
             node={row.node}
@@ -126,6 +134,27 @@ export function Tree({ folder, docs, filtering, marked, recent, selected, tag, w
         ),
       )}
     </div>
+  );
+}
+
+/** The end of a directory sent in part: shows the next page, or says it is coming. */
+function MoreRow({ node, row, onMore }: { node: MoreNode; row: RowProps; onMore: (dir: string) => void }) {
+  const label = node.failed
+    ? "Could not list the rest · Try again"
+    : node.loading
+      ? "Loading…"
+      : `Show ${plural(Math.min(PAGE, node.total - node.shown), "more document")} (${node.shown.toLocaleString()} of ${node.total.toLocaleString()})`;
+  return (
+    <button
+      type="button"
+      {...row}
+      aria-disabled={node.loading && !node.failed}
+      onClick={() => !node.loading && onMore(node.path)}
+      className={clsx(rowClass, "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-800/60", node.failed && "text-red-700 dark:text-red-400")}
+    >
+      <MoreHorizontal className="size-3.5 shrink-0" aria-hidden />
+      <span className="min-w-0 flex-1 truncate text-left">{label}</span>
+    </button>
   );
 }
 

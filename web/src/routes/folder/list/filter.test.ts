@@ -1,73 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { words } from "../../../lib/rank";
-import { folderTags, hasTag, headingSlug, matchesFilter, normalizeTag, snippet } from "./filter";
-import { docInfo } from "../../../api/testing";
-
-describe("matchesFilter", () => {
-  const kafka = docInfo("runbooks/ops/kafka.md", {
-    title: "Kafka operations",
-    aliases: ["event bus"],
-    tags: ["streaming", "oncall"],
-    description: "Day-to-day operation of the events cluster",
-  });
-  const match = (q: string) => matchesFilter(kafka, "ops/kafka.md", words(q));
-
-  it("matches every field, ignoring case", () => {
-    expect(match("KAFKA")).toBe(true);
-    expect(match("ops/")).toBe(true);
-    expect(match("bus")).toBe(true);
-    expect(match("streaming")).toBe(true);
-    expect(match("#oncall")).toBe(true);
-    expect(match("day-to-day")).toBe(true);
-  });
-
-  it("wants every word, in any field and any order", () => {
-    expect(match("oncall kafka")).toBe(true);
-    expect(match("kafka postgres")).toBe(false);
-  });
-
-  it("matches everything for a blank query", () => {
-    expect(match("   ")).toBe(true);
-  });
-
-  it("does not match the folder's own name, which every path would hold", () => {
-    expect(match("runbooks")).toBe(false);
-  });
-});
-
-describe("matchesFilter in Chinese, Japanese and Korean", () => {
-  const match = (title: string, q: string, path = "notes/note.md") => matchesFilter(docInfo(`runbooks/${path}`, { title }), path, words(q));
-
-  it("finds a word inside a title with no spaces", () => {
-    expect(match("数据库备份", "备份")).toBe(true);
-    expect(match("障害対応手順", "障害")).toBe(true);
-    expect(match("백업 절차", "백업")).toBe(true);
-    expect(match("数据库备份", "监控")).toBe(false);
-  });
-
-  it("folds full-width, half-width and decomposed forms on both sides", () => {
-    expect(match("API reference", "ＡＰＩ")).toBe(true);
-    expect(match("ＡＰＩ reference", "api")).toBe(true);
-    expect(match("バックアップ手順", "ﾊﾞｯｸｱｯﾌﾟ")).toBe(true);
-    expect(match("Korean", "백업", "백업.md".normalize("NFD"))).toBe(true);
-    expect(match("Japanese", "バックアップ", "バックアップ.md".normalize("NFD"))).toBe(true);
-  });
-});
+import { headingSlug, normalizeTag, snippet } from "./filter";
 
 describe("tags", () => {
   it("normalises as the server stores tags", () => {
     expect(normalizeTag(" #Deploy/ ")).toBe("deploy");
-  });
-
-  it("matches a tag and the tags under it, not ones that only start alike", () => {
-    expect(hasTag(["deploy/argo"], "deploy")).toBe(true);
-    expect(hasTag(["deploy"], "#Deploy")).toBe(true);
-    expect(hasTag(["deployment"], "deploy")).toBe(false);
-    expect(hasTag([], "")).toBe(true);
-  });
-
-  it("lists each tag once, sorted", () => {
-    expect(folderTags([docInfo("f/a.md", { tags: ["b", "a"] }), docInfo("f/b.md", { tags: ["a", "c"] })])).toEqual(["a", "b", "c"]);
   });
 });
 

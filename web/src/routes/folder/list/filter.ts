@@ -1,36 +1,11 @@
-//! Matching in the browser: the list's Filter (every word, folded as `lib/fold.ts` folds it, so
-//! ignoring case and width, in the title, path, aliases, tags or description), the tag filter as the server applies it (a tag or any tag
-//! under it), and what a search hit shows and where it opens (a snippet of its text, the slug
-//! of its heading). Pure: no React, no requests. (The quick switcher's ranking is `lib/rank.ts`.)
+//! What the list shows of the server's answers: a tag as the server stores it, and what a search
+//! hit shows and where it opens (a snippet of its text, the slug of its heading). Pure: no React,
+//! no requests. (The filter's matching is the server's: `GET /api/find`, `tools::browse`.)
 import { slug } from "github-slugger";
-import type { DocInfo } from "../../../api/client";
-import { fold } from "../../../lib/fold";
-
-function haystack(doc: DocInfo, path: string): string {
-  return fold([doc.title, path, ...doc.aliases, ...doc.tags.map((t) => `#${t}`), doc.description ?? ""].join("\n"));
-}
-
-/** Whether every word (as `words()` folds it) appears in the document's title, `path`, aliases, tags or description. */
-export function matchesFilter(doc: DocInfo, path: string, query: readonly string[]): boolean {
-  if (query.length === 0) return true;
-  const text = haystack(doc, path);
-  return query.every((word) => text.includes(word));
-}
 
 /** A tag as the server stores it: lowercase, no leading `#`, no trailing `/`. */
 export function normalizeTag(tag: string): string {
   return tag.trim().replace(/^#+/, "").replace(/\/+$/, "").toLowerCase();
-}
-
-/** Whether the tags hold `tag` or a tag under it (`deploy` holds `deploy/argo`), as search filters. */
-export function hasTag(tags: readonly string[], tag: string): boolean {
-  const want = normalizeTag(tag);
-  return !want || tags.some((t) => t === want || t.startsWith(`${want}/`));
-}
-
-/** Every tag in the documents, once each, in order. */
-export function folderTags(docs: readonly DocInfo[]): string[] {
-  return [...new Set(docs.flatMap((d) => d.tags))].sort((a, b) => a.localeCompare(b));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { insidePath } from "../../../lib/paths";
-import { ancestors, buildTree, moveTarget, movedPath, recentDocs, visibleRows, type DirNode, type TreeNode } from "./tree";
+import { ancestors, buildTree, moveTarget, movedPath, recentDocs, treeOfListings, visibleRows, type DirNode, type Listing, type TreeNode } from "./tree";
 import { docInfo } from "../../../api/testing";
 
 const names = (dir: DirNode) => dir.children.map((c: TreeNode) => (c.kind === "dir" ? `${c.name}/` : c.name));
@@ -60,6 +60,31 @@ describe("visibleRows", () => {
 
   it("hides a subtree when an outer directory is closed, whatever the inner one says", () => {
     expect(visibleRows(root, (d) => d === "a/b").map((r) => r.node.path)).toEqual(["a", "top.md"]);
+  });
+});
+
+describe("treeOfListings", () => {
+  const listing = (fields: Partial<Listing>): Listing => ({ dirs: [], docs: [], total_docs: 0, loading: false, failed: false, ...fields });
+  const top = listing({ dirs: [{ name: "archive", path: "archive", count: 1203 }, { name: "ops", path: "ops", count: 2 }], docs: [docInfo("notes/b.md"), docInfo("notes/a.md")], total_docs: 2 });
+  const archive = listing({ docs: [docInfo("notes/archive/entry 1.md"), docInfo("notes/archive/entry 2.md")], total_docs: 1203 });
+  const shape = (root: DirNode) => visibleRows(root, () => true).map((r) => (r.node.kind === "more" ? `more:${r.node.path}:${r.node.shown}/${r.node.total}${r.node.loading ? ":loading" : ""}` : r.node.path));
+
+  it("keeps the server's order, counts from the server, and ends a directory sent in part with a more row", () => {
+    const root = treeOfListings("notes", new Map([["", top], ["archive", archive]]));
+    expect(root.count).toBe(1207);
+    expect((root.children[0] as DirNode).count).toBe(1203);
+    expect(shape(root)).toEqual(["archive", "archive/entry 1.md", "archive/entry 2.md", "more:archive:2/1203", "ops", "b.md", "a.md"]);
+  });
+
+  it("shows a directory on its way as loading, and one not asked for as empty", () => {
+    expect(shape(treeOfListings("notes", new Map([["", top], ["archive", undefined]])))).toEqual(["archive", "more:archive:0/0:loading", "ops", "b.md", "a.md"]);
+    const asked = treeOfListings("notes", new Map([["", { ...top, loading: true }]]));
+    expect(shape(asked)).toEqual(["archive", "ops", "b.md", "a.md", "more::2/2:loading"]);
+  });
+
+  it("offers to try again where a page failed", () => {
+    const root = treeOfListings("notes", new Map([["", listing({ failed: true })]]));
+    expect(root.children).toEqual([{ kind: "more", name: "", path: "", shown: 0, total: 0, loading: false, failed: true }]);
   });
 });
 

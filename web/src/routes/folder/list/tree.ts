@@ -1,7 +1,9 @@
-//! The folder's file tree as data: built from the flat `DocInfo[]` the server lists (directories
-//! first, then files, by name, case-insensitive and in natural order), flattened into the rows
-//! a `role="tree"` shows for the directories that are open, the "Recently changed" list, and
-//! where a dragged document or subfolder lands. Pure: no React, no requests.
+//! The folder's file tree as data: built from a flat `DocInfo[]` (what a filter found: directories
+//! first, then files, by name, case-insensitive and in natural order) or from the directories the
+//! server listed one at a time (`GET /api/browse`, in its order, with a "more" row where a
+//! directory holds more than was sent), flattened into the rows a `role="tree"` shows for the
+//! directories that are open, the "Recently changed" list, and where a dragged document or
+//! subfolder lands. Pure: no React, no requests.
 import type { DocInfo } from "../../../api/client";
 import { insidePath } from "../../../lib/paths";
 
@@ -24,7 +26,21 @@ export interface DirNode {
   count: number;
 }
 
-export type TreeNode = DocNode | DirNode;
+/** The end of a directory the server sent in part: "Show more", or "Loading…" while it comes. */
+export interface MoreNode {
+  kind: "more";
+  /** Empty: nothing to type ahead to. */
+  name: "";
+  /** The directory it ends (inside the folder). */
+  path: string;
+  /** Its documents sent so far, and in all; 0 of 0 while its first page comes. */
+  shown: number;
+  total: number;
+  loading: boolean;
+  failed: boolean;
+}
+
+export type TreeNode = DocNode | DirNode | MoreNode;
 
 /** One visible row of the tree, with what `aria-level`, `aria-posinset` and `aria-setsize` need. */
 export interface Row {
@@ -73,11 +89,49 @@ export function buildTree(docs: readonly DocInfo[], folder: string): DirNode {
   }
   const finish = (dir: DirNode): number => {
     dir.children.sort(order);
-    dir.count = dir.children.reduce((n, child) => n + (child.kind === "doc" ? 1 : finish(child)), 0);
+    dir.count = dir.children.reduce((n, child) => n + (child.kind === "dir" ? finish(child) : 1), 0);
     return dir.count;
   };
   finish(root);
   return root;
+}
+
+/** One directory as `GET /api/browse` lists it, its pages joined; `undefined` while it comes. */
+export interface Listing {
+  dirs: readonly { name: string; path: string; count: number }[];
+  docs: readonly DocInfo[];
+  total_docs: number;
+  /** A further page asked for has not come yet. */
+  loading: boolean;
+  /** A page could not be had: the "more" row offers to try again. */
+  failed: boolean;
+}
+
+/**
+ * The tree of the directories listed so far (by path inside the folder, "" for its top): every
+ * subdirectory with the server's count, the documents sent, and a "more" row ending a directory
+ * that holds more (or whose listing is on its way). A subdirectory not listed yet has no children.
+ */
+export function treeOfListings(folder: string, listings: ReadonlyMap<string, Listing | undefined>): DirNode {
+  const fill = (dir: DirNode): DirNode => {
+    const listed = listings.get(dir.path);
+    if (!listings.has(dir.path)) return dir;
+    if (!listed) {
+      dir.children.push({ kind: "more", name: "", path: dir.path, shown: 0, total: 0, loading: true, failed: false });
+      return dir;
+    }
+    for (const sub of listed.dirs) dir.children.push(fill({ kind: "dir", name: sub.name, path: sub.path, children: [], count: sub.count }));
+    for (const doc of listed.docs) {
+      const path = insidePath(folder, doc.path);
+      dir.children.push({ kind: "doc", name: path.slice(path.lastIndexOf("/") + 1), path, doc });
+    }
+    if (listed.loading || listed.failed || listed.docs.length < listed.total_docs)
+      dir.children.push({ kind: "more", name: "", path: dir.path, shown: listed.docs.length, total: listed.total_docs, loading: listed.loading, failed: listed.failed });
+    return dir;
+  };
+  const top = listings.get("");
+  const count = top ? top.dirs.reduce((n, d) => n + d.count, 0) + top.total_docs : 0;
+  return fill({ kind: "dir", name: folder, path: "", children: [], count });
 }
 
 /** The rows to show: every node whose directories are all open, depth first. */

@@ -33,5 +33,8 @@ export function useExpanded(folder: string, selected: string | undefined) {
     else next.delete(dir);
     save(next);
   };
-  return { isOpen: (dir: string) => open.has(dir), toggle };
+  return { open, isOpen: (dir: string) => open.has(dir), toggle };
 }
+
+/** The tree's open directories and how to open and close one. */
+export type Expanded = ReturnType<typeof useExpanded>;
