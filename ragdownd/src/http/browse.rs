@@ -144,7 +144,8 @@ pub async fn browse(
     } else {
         format!("{name}/{inside}")
     };
-    let store = state.ready()?.store();
+    let ready = state.ready()?;
+    let store = ready.store();
     let (documents, catalog) = (store.document_map().await?, store.catalog().await?);
     let listed = browse::browse(
         &documents,
@@ -197,7 +198,8 @@ pub async fn find(
         tag: query.tag.as_deref().map(normalize_tag).filter(|t| !t.is_empty()),
         recent: query.sort.as_deref() == Some("recent"),
     };
-    let store = state.ready()?.store();
+    let ready = state.ready()?;
+    let store = ready.store();
     let documents = store.document_map().await?;
     let (docs, total) = browse::find(
         &documents,
@@ -240,7 +242,8 @@ pub async fn jump(
 ) -> ApiResult {
     let folder = query.folder.as_deref().filter(|f| !f.is_empty());
     let prefixes = state.listable(&access, folder)?;
-    let store = state.ready()?.store();
+    let ready = state.ready()?;
+    let store = ready.store();
     let documents = store.document_map().await?;
     let limit = Page::new(None, query.limit, DEFAULT_JUMP).limit;
     let docs = browse::jump(&documents, &prefixes, query.q.as_deref().unwrap_or_default(), limit);

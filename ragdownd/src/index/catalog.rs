@@ -33,21 +33,24 @@ impl Catalog {
         let mut dirs: HashMap<String, Dir> = HashMap::new();
         for path in documents.keys() {
             let (dir, name) = split(path);
-            dirs.entry(dir.to_string()).or_default().docs.push(name.to_string());
             // Count it in its directory and every one above, adding each new one to its parent.
             let mut at = dir;
             loop {
-                let known = dirs.contains_key(at);
-                dirs.entry(at.to_string()).or_default().count += 1;
+                // Counted for the first time: not yet among its parent's subdirectories (an entry
+                // made by a subdirectory naming it as its parent has counted nothing yet).
+                let entry = dirs.entry(at.to_string()).or_default();
+                let new = entry.count == 0;
+                entry.count += 1;
                 if at.is_empty() {
                     break;
                 }
                 let (parent, name) = split(at);
-                if !known {
+                if new {
                     dirs.entry(parent.to_string()).or_default().dirs.push(name.to_string());
                 }
                 at = parent;
             }
+            dirs.entry(dir.to_string()).or_default().docs.push(name.to_string());
         }
         for dir in dirs.values_mut() {
             dir.dirs.sort_by(|a, b| natural(a, b));

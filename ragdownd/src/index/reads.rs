@@ -284,10 +284,10 @@ pub(super) fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a Array
 }
 
 /// The documents of `all` whose paths start with `prefix`, in path order.
-pub fn documents_under<'a>(
+pub fn documents_under<'a, 'p>(
     all: &'a BTreeMap<String, DocumentInfo>,
-    prefix: &'a str,
-) -> impl Iterator<Item = &'a DocumentInfo> + 'a {
+    prefix: &'p str,
+) -> impl Iterator<Item = &'a DocumentInfo> + use<'a, 'p> {
     all.range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
         .take_while(move |(path, _)| path.starts_with(prefix))
         .map(|(_, doc)| doc)

@@ -4,6 +4,7 @@
 
 mod access;
 mod api;
+mod api_browse;
 mod api_docs;
 mod api_dropin;
 mod api_settings;

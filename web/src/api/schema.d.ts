@@ -93,6 +93,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /api/browse?folder=&dir=&offset=&limit=`: one directory of a folder's tree: every
+         *     subdirectory with its document count, then a page of its documents.
+         */
+        get: operations["browse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doc": {
         parameters: {
             query?: never;
@@ -152,6 +172,26 @@ export interface paths {
          *     no-cache`. No dot paths, no symlinks, nothing outside the docs dir; 404 otherwise.
          */
         get: operations["file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /api/find?folder=&q=&tag=&sort=&offset=&limit=`: the folder's documents that hold every
+         *     word and carry the tag, by path or newest first, a page at a time.
+         */
+        get: operations["find"];
         put?: never;
         post?: never;
         delete?: never;
@@ -293,6 +333,26 @@ export interface paths {
             cookie?: never;
         };
         get: operations["version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jump": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /api/jump?q=&folder=&limit=`: documents whose title, path or an alias holds every word,
+         *     best first; with nothing typed, the most recently changed.
+         */
+        get: operations["jump"];
         put?: never;
         post?: never;
         delete?: never;
@@ -457,6 +517,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /api/tags?folder=`: every tag the folder's documents carry (that the caller may read),
+         *     with how many carry each.
+         */
+        get: operations["tags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -523,6 +603,25 @@ export interface components {
             path: string;
             sync: components["schemas"]["Sync"];
         };
+        /** @description A subdirectory of the one listed. */
+        DirInfo: {
+            /** @description Documents in it and below it. */
+            count: number;
+            name: string;
+            /** @description Inside the folder, `/`-separated. */
+            path: string;
+        };
+        /** @description One directory of a folder's tree. */
+        DirListing: {
+            /** @description Inside the folder; `""` for its top. */
+            dir: string;
+            /** @description Every subdirectory, in natural order (case ignored, numbers as numbers). */
+            dirs: components["schemas"]["DirInfo"][];
+            /** @description The page of its documents, in the same order. */
+            docs: components["schemas"]["DocInfo"][];
+            /** @description The documents directly in it, on every page. */
+            total_docs: number;
+        };
         /** @description `GET /api/doc`: a document from disk. */
         Doc: {
             aliases: string[];
@@ -531,11 +630,16 @@ export interface components {
             hash: string;
             /** @description Whether the index holds it yet. */
             indexed: boolean;
+            info?: null | components["schemas"]["DocInfo"];
             path: string;
             start_line: number;
             superseded_by?: string[] | null;
             tags: string[];
             text: string;
+            /** @description The titles of the documents `superseded_by` names, by root-relative path. */
+            titles: {
+                [key: string]: string;
+            };
             total_lines: number;
         };
         /** @description `GET /api/history`: one document's entries, newest first. */
@@ -664,6 +768,12 @@ export interface components {
             name: string;
             title: string;
         };
+        /** @description A page of the documents a list picks. */
+        Found: {
+            docs: components["schemas"]["DocInfo"][];
+            /** @description How many match, on every page. */
+            total: number;
+        };
         /** @description A grant as Settings → Access lists it: never a token. */
         GrantView: {
             access: components["schemas"]["Level"];
@@ -699,6 +809,10 @@ export interface components {
              *     measured (and in `env`).
              */
             unrelated_score?: number | null;
+        };
+        /** @description The quick switcher's matches, best first. */
+        Jumps: {
+            docs: components["schemas"]["DocInfo"][];
         };
         /**
          * @description Folders with a real share of Chinese, Japanese or Korean, read by an English-only model; the
@@ -835,6 +949,8 @@ export interface components {
         Resolved: {
             anchor?: string | null;
             path: string;
+            /** @description The document's title, when the index holds it (none for an attachment). */
+            title?: string | null;
         };
         /** @description `POST /api/history/restore`. */
         RestoreBody: {
@@ -997,6 +1113,16 @@ export interface components {
             removed: number;
             unchanged: number;
             updated: number;
+        };
+        /** @description A tag and how many documents carry it. */
+        TagCount: {
+            count: number;
+            tag: string;
+        };
+        /** @description The tags of a folder's documents. */
+        TagList: {
+            /** @description By tag. */
+            tags: components["schemas"]["TagCount"][];
         };
         /** @description `GET /api/access/tokens`. */
         TokenList: {
@@ -1376,6 +1502,49 @@ export interface operations {
             };
         };
     };
+    browse: {
+        parameters: {
+            query?: {
+                folder?: string;
+                /** @description The directory inside the folder, `/`-separated; the folder's top when left out. */
+                dir?: string;
+                /** @description Documents to skip (the subdirectories come on every page). */
+                offset?: number;
+                /** @description Most documents to send: 500 unless set, at most 2,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirListing"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     read: {
         parameters: {
             query?: {
@@ -1597,6 +1766,55 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": unknown;
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    find: {
+        parameters: {
+            query?: {
+                folder?: string;
+                /**
+                 * @description Words that must all appear (case, width and composition ignored) in the title, the path
+                 *     inside the folder, an alias, a `#tag` or the description.
+                 */
+                q?: string;
+                /** @description A tag, matching it and the tags under it. */
+                tag?: string;
+                /** @description `recent`: newest change first; by path otherwise. */
+                sort?: string;
+                offset?: number;
+                /** @description Most documents to send: 500 unless set, at most 2,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Found"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -2054,6 +2272,48 @@ export interface operations {
             };
         };
     };
+    jump: {
+        parameters: {
+            query?: {
+                /** @description What was typed; the most recently changed documents when blank. */
+                q?: string;
+                /** @description Only this folder's documents; every folder the caller may read when left out. */
+                folder?: string;
+                /** @description Most matches: 50 unless set, at most 2,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jumps"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     remove_loose: {
         parameters: {
             query?: {
@@ -2473,6 +2733,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Status"];
+                };
+            };
+        };
+    };
+    tags: {
+        parameters: {
+            query?: {
+                folder?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
