@@ -89,7 +89,7 @@ export function Preview({ folder, path, onEdit, onHistory }: { folder: Folder; p
       <>
         <DocHeader path={root} doc={data} info={info} front={front} titles={titles} onEdit={onEdit} onHistory={onHistory} />
         <Markdown text={data.text} from={root} />
-        <Links path={root} text={data.text} titles={titles} />
+        <Links path={root} text={data.text} />
       </>
     );
   }

@@ -73,7 +73,7 @@ interface Outgoing {
 }
 
 /** One outgoing link: where it goes, once the server says, and where the document makes it. */
-function OutgoingRow({ link, from, titles }: { link: Outgoing; from: string; titles: Map<string, string> }) {
+function OutgoingRow({ link, from }: { link: Outgoing; from: string }) {
   const { data, isPending, isError } = useResolve(from, link.target);
   let shown: ReactNode;
   let note = "";
@@ -92,7 +92,7 @@ function OutgoingRow({ link, from, titles }: { link: Outgoing; from: string; tit
     );
   } else {
     const { hash } = docTarget(data);
-    const title = titles.get(data.path) ?? splitPath(data.path).doc;
+    const title = data.title ?? splitPath(data.path).doc;
     shown = (
       <DocLink path={data.path} hash={hash} className={rowLink}>
         {title}
@@ -112,7 +112,7 @@ function OutgoingRow({ link, from, titles }: { link: Outgoing; from: string; tit
   );
 }
 
-function OutgoingLinks({ path, text, titles }: { path: string; text: string; titles: Map<string, string> }) {
+function OutgoingLinks({ path, text }: { path: string; text: string }) {
   const links = useMemo(() => {
     const byTarget = new Map<string, Outgoing>();
     for (const link of findLinks(text)) {
@@ -131,7 +131,7 @@ function OutgoingLinks({ path, text, titles }: { path: string; text: string; tit
         <FromContext.Provider value={path}>
           <ul className="space-y-2">
             {links.map((link) => (
-              <OutgoingRow key={link.target} link={link} from={path} titles={titles} />
+              <OutgoingRow key={link.target} link={link} from={path} />
             ))}
           </ul>
         </FromContext.Provider>
@@ -142,13 +142,13 @@ function OutgoingLinks({ path, text, titles }: { path: string; text: string; tit
 
 /**
  * Backlinks and outgoing links of the document at `path` (root-relative) whose text is `text`;
- * `titles` are the folder's documents' titles by root-relative path.
+ * each outgoing link shows the title the server resolved it to (`GET /api/resolve`).
  */
-export function Links({ path, text, titles }: { path: string; text: string; titles: Map<string, string> }) {
+export function Links({ path, text }: { path: string; text: string }) {
   return (
     <div className="mt-10 grid gap-8 border-t border-zinc-200 pt-6 md:grid-cols-2 dark:border-zinc-800">
       <Backlinks path={path} />
-      <OutgoingLinks path={path} text={text} titles={titles} />
+      <OutgoingLinks path={path} text={text} />
     </div>
   );
 }
