@@ -1,7 +1,7 @@
 //! The file list of a folder too large to send whole, a page at a time: `GET /api/browse` (one
 //! directory of the tree), `GET /api/find` (what the list's filter, tag or "Recently changed"
-//! picks), `GET /api/tags` (the tag menu) and `GET /api/jump` (the quick switcher's best
-//! matches). Each answers from the documents held per table version ([`crate::tools::browse`]),
+//! picks), `GET /api/tags` (the tag menu), `GET /api/jump` (the quick switcher's best
+//! matches) and `GET /api/complete` (the editor's `[[` completion). Each answers from the documents held per table version ([`crate::tools::browse`]),
 //! within what the caller's access opens, and sends a bounded page, where `GET /api/docs` sends
 //! every document of the folder (all 150,000 of a large vault).
 
@@ -20,6 +20,7 @@ use super::{AppState, required};
 use crate::access::Access;
 use crate::search::normalize_tag;
 use crate::tools::browse::{self, Page, Wanted};
+use crate::tools::complete;
 
 /// Documents a page of the tree or a filtered list holds when the request names no `limit`.
 const DEFAULT_PAGE: usize = 500;
@@ -106,6 +107,34 @@ pub struct TagCount {
 pub struct TagList {
     /// By tag.
     pub tags: Vec<TagCount>,
+}
+
+/// `GET /api/complete`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CompleteQuery {
+    pub folder: Option<String>,
+    /// What was typed after `[[`; the most recently changed documents when blank.
+    pub q: Option<String>,
+    /// Most offers: 50 unless set, at most 2,000.
+    pub limit: Option<usize>,
+}
+
+/// A document as `[[` completion offers it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LinkOffer {
+    /// What the link writes: the shortest name that finds only this document in the folder.
+    pub name: String,
+    pub title: String,
+    /// Inside the folder.
+    pub path: String,
+    pub aliases: Vec<String>,
+}
+
+/// `[[` completion's offers, best first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LinkOffers {
+    pub offers: Vec<LinkOffer>,
 }
 
 /// `GET /api/jump`.
@@ -229,6 +258,42 @@ pub async fn tags(
         .map(|(tag, count)| TagCount { tag, count })
         .collect();
     Ok(Json(TagList { tags }).into_response())
+}
+
+/// `GET /api/complete?folder=&q=&limit=`: the editor's `[[` completion: the folder's documents
+/// whose title, path or an alias hold every word, best first, each with the shortest name a
+/// wikilink can use for it.
+#[utoipa::path(get, path = "/api/complete", tag = "documents", params(CompleteQuery),
+    responses((status = 200, body = LinkOffers), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn complete(
+    State(state): State<Arc<AppState>>,
+    access: Access,
+    ApiQuery(query): ApiQuery<CompleteQuery>,
+) -> ApiResult {
+    let folder = required(&query.folder, "folder")?;
+    let prefixes = state.listable(&access, Some(folder))?;
+    let name = folder.split('/').next().unwrap_or(folder);
+    let ready = state.ready()?;
+    let store = ready.store();
+    let (documents, names) = (store.document_map().await?, store.names().await?);
+    let limit = Page::new(None, query.limit, DEFAULT_JUMP).limit;
+    let query = query.q.as_deref().unwrap_or_default();
+    let offers = complete::complete(&documents, &names, name, &prefixes, query, limit)
+        .into_iter()
+        .map(|offer| LinkOffer {
+            name: offer.name,
+            title: offer.doc.title.clone(),
+            path: offer
+                .doc
+                .path
+                .strip_prefix(name)
+                .unwrap_or(&offer.doc.path)
+                .trim_start_matches('/')
+                .to_string(),
+            aliases: offer.doc.aliases.clone(),
+        })
+        .collect();
+    Ok(Json(LinkOffers { offers }).into_response())
 }
 
 /// `GET /api/jump?q=&folder=&limit=`: documents whose title, path or an alias holds every word,

@@ -272,6 +272,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/find", get(browse::find))
         .route("/api/jump", get(browse::jump))
         .route("/api/tags", get(browse::tags))
+        .route("/api/complete", get(browse::complete))
         .route("/api/doc", get(docs::read).post(docs::save).delete(docs::remove))
         .route("/api/file", get(docs::file))
         .route("/api/search", get(links::search))

@@ -62,6 +62,15 @@ impl Names {
         }
     }
 
+    /// The documents filed under `key` in the name index (a [`crate::markdown::links::stem_key`]
+    /// or another of their `name_keys`).
+    pub fn filed_under<'s>(&'s self, key: &str) -> impl Iterator<Item = &'s DocumentNames> + use<'s> {
+        self.index()
+            .filed(key)
+            .iter()
+            .filter_map(|&i| self.documents.get(i as usize))
+    }
+
     fn index(&self) -> &NameIndex {
         self.index.get_or_init(|| {
             NameIndex::new(

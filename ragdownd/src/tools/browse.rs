@@ -238,7 +238,8 @@ pub fn fold(text: &str) -> Cow<'_, str> {
     }
 }
 
-fn holds_all(text: &str, words: &[String]) -> bool {
+/// Whether `text` holds every one of `words`.
+pub fn holds_all(text: &str, words: &[String]) -> bool {
     words.iter().all(|w| text.contains(w.as_str()))
 }
 
@@ -267,7 +268,8 @@ fn has_tag(doc: &DocumentInfo, tag: &str) -> bool {
         .any(|t| t == tag || t.strip_prefix(tag).is_some_and(|rest| rest.starts_with('/')))
 }
 
-fn newest_first(a: &DocumentInfo, b: &DocumentInfo) -> std::cmp::Ordering {
+/// Newer change first, then by path.
+pub fn newest_first(a: &DocumentInfo, b: &DocumentInfo) -> std::cmp::Ordering {
     b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path))
 }
 

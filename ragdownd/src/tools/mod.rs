@@ -23,6 +23,7 @@ pub use list::list;
 pub use read::{backlinks, links_to, read_doc, read_file, split_lines};
 
 pub mod browse;
+pub mod complete;
 pub mod context;
 pub mod folders;
 mod list;

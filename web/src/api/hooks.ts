@@ -3,7 +3,7 @@
 //! never retried). The writes, and what each refetches after it, are in `mutations.ts`.
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { get, type Backlinks, type Doc, type DocInfo, type FolderList, type Resolved, type Schemas, type SearchHit, type Status } from "./client";
+import { get, type Backlinks, type Doc, type FolderList, type Resolved, type Schemas, type SearchHit, type Status } from "./client";
 
 type DirListing = Schemas["DirListing"];
 type Found = Schemas["Found"];
@@ -13,6 +13,7 @@ type Jumps = Schemas["Jumps"];
 export const keys = {
   status: ["status"] as const,
   folders: ["folders"] as const,
+  /** Every list of a folder's documents is under this key, so one refetch covers them all. */
   docs: (folder: string) => ["docs", folder] as const,
   /** One page of one directory of a folder's tree (`GET /api/browse`); under `docs`, so what
    * refetches the lists refetches it. */
@@ -23,6 +24,8 @@ export const keys = {
   tags: (folder: string) => ["docs", folder, "tags"] as const,
   /** The quick switcher's matches for what was typed (`GET /api/jump`), over every folder. */
   jump: (q: string, limit: number) => ["docs", "*", "jump", q, limit] as const,
+  /** `[[` completion's offers in a folder for what was typed (`GET /api/complete`). */
+  complete: (folder: string, q: string) => ["docs", folder, "complete", q] as const,
   doc: (path: string) => ["doc", path] as const,
   search: (folder: string, q: string, tag: string | undefined) => ["search", folder, q, tag ?? ""] as const,
   backlinks: (path: string) => ["backlinks", path] as const,
@@ -81,14 +84,6 @@ export function useFolders() {
   return useQuery({ queryKey: keys.folders, queryFn: () => get<FolderList>("/api/folders"), refetchInterval: POLL_MS });
 }
 
-export function useDocs(folder: string) {
-  return useQuery({
-    queryKey: keys.docs(folder),
-    queryFn: async () => (await get<{ docs: DocInfo[] }>("/api/docs", { folder })).docs,
-    refetchInterval: POLL_MS,
-  });
-}
-
 /** Page `page` of the directory `dir` (inside the folder, "" for its top): all its
  * subdirectories with their counts, and up to `PAGE` of its documents. For `useQueries`. */
 export function browseQuery(folder: string, dir: string, page: number) {
@@ -118,6 +113,21 @@ export function useFind(folder: string, filters: FindFilters, enabled: boolean) 
 /** Every tag of a folder's documents, with how many carry each. */
 export function useTags(folder: string) {
   return useQuery({ queryKey: keys.tags(folder), queryFn: async () => (await get<TagList>("/api/tags", { folder })).tags, refetchInterval: POLL_MS });
+}
+
+/** `[[` completion's source of offers in a folder: asks the server for what was typed (answers
+ * kept 10 s, so typing back over a target asks nothing again). */
+export function useLinkOffers(folder: string): (q: string) => Promise<Schemas["LinkOffer"][]> {
+  const client = useQueryClient();
+  return useCallback(
+    (q: string) =>
+      client.fetchQuery({
+        queryKey: keys.complete(folder, q),
+        queryFn: async () => (await get<Schemas["LinkOffers"]>("/api/complete", { folder, q, limit: 50 })).offers,
+        staleTime: 10_000,
+      }),
+    [client, folder],
+  );
 }
 
 /** The quick switcher's documents for what was typed, best first, ranked by the server over

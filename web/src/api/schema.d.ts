@@ -113,6 +113,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /api/complete?folder=&q=&limit=`: the editor's `[[` completion: the folder's documents
+         *     whose title, path or an alias hold every word, best first, each with the shortest name a
+         *     wikilink can use for it.
+         */
+        get: operations["complete"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doc": {
         parameters: {
             query?: never;
@@ -843,6 +864,19 @@ export interface components {
             line: number;
             text: string;
         };
+        /** @description A document as `[[` completion offers it. */
+        LinkOffer: {
+            aliases: string[];
+            /** @description What the link writes: the shortest name that finds only this document in the folder. */
+            name: string;
+            /** @description Inside the folder. */
+            path: string;
+            title: string;
+        };
+        /** @description `[[` completion's offers, best first. */
+        LinkOffers: {
+            offers: components["schemas"]["LinkOffer"][];
+        };
         /** @description A loose file deleted. */
         LooseDeleted: {
             name: string;
@@ -1528,6 +1562,47 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    complete: {
+        parameters: {
+            query?: {
+                folder?: string;
+                /** @description What was typed after `[[`; the most recently changed documents when blank. */
+                q?: string;
+                /** @description Most offers: 50 unless set, at most 2,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkOffers"];
+                };
+            };
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

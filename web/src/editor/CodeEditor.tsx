@@ -13,22 +13,23 @@ export interface CodeEditorProps {
   /** The accessible name of the text area. */
   label: string;
   isDark: boolean;
-  /** What `[[` offers; read when completion runs, so it may change between renders. */
-  entries: readonly WikiEntry[];
+  /** What `[[` offers for the target typed so far; read when completion runs, so it may change
+   * between renders. */
+  offers: (query: string) => Promise<readonly WikiEntry[]>;
   onChange: (text: string) => void;
   /** Receives the view, for reading the text at the moment of a save. */
   viewRef?: RefObject<EditorView | null>;
   className?: string;
 }
 
-export function CodeEditor({ initial, label, isDark, entries, onChange, viewRef, className }: CodeEditorProps) {
+export function CodeEditor({ initial, label, isDark, offers, onChange, viewRef, className }: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const theme = useRef(new Compartment());
   // The latest props, read by the extensions without rebuilding the editor.
-  const latest = useRef({ entries, onChange, isDark, initial, label });
+  const latest = useRef({ offers, onChange, isDark, initial, label });
   useEffect(() => {
-    latest.current = { entries, onChange, isDark, initial, label };
+    latest.current = { offers, onChange, isDark, initial, label };
   });
 
   useEffect(() => {
@@ -41,7 +42,7 @@ export function CodeEditor({ initial, label, isDark, entries, onChange, viewRef,
           label,
           isDark,
           theme: theme.current,
-          complete: wikiCompletions(() => latest.current.entries),
+          complete: wikiCompletions((query) => latest.current.offers(query)),
           onChange: (text) => latest.current.onChange(text),
         }),
       }),

@@ -2,48 +2,26 @@ import { CompletionContext, type Completion, type CompletionResult } from "@code
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { describe, expect, it } from "vitest";
-import type { DocInfo } from "../api/client";
-import { closing, matchEntries, wikiCompletions, wikiContext, wikiEntries, type WikiEntry } from "./completion";
+import { closing, wikiCompletions, wikiContext, type WikiEntry } from "./completion";
 
-const doc = (path: string, title: string, aliases: string[] = []): DocInfo => ({
-  path,
-  title,
-  aliases,
-  folder: "notes",
-  chunks: 1,
-  mtime_ms: 0,
-  size: 1,
-  superseded_by: [],
-  tags: [],
-});
-
-const entries: WikiEntry[] = wikiEntries(
-  [
-    doc("notes/kafka.md", "Kafka operations", ["event bus"]),
-    doc("notes/ops/backup.md", "Postgres backups"),
-    doc("notes/dev/backup.md", "Dev backups"),
-    doc("notes/architecture-decisions.md", "Architecture decisions", ["ADRs"]),
-  ],
-  "notes",
-);
+/** What the server would offer (`GET /api/complete`; its matching and names have their tests
+ * in `tools::complete`), and what the source asked it for. */
+const entries: WikiEntry[] = [
+  { name: "kafka", title: "Kafka operations", path: "kafka.md", aliases: ["event bus"] },
+  { name: "architecture-decisions", title: "Architecture decisions", path: "architecture-decisions.md", aliases: ["ADRs"] },
+];
+const asked: string[] = [];
+const offers = async (query: string) => {
+  asked.push(query);
+  return query.startsWith("kaf") ? entries.slice(0, 1) : query ? [] : entries.slice(1);
+};
 
 /** The completion result at the `^` in `text`. */
-function completeAt(text: string, explicit = false): CompletionResult | null {
+async function completeAt(text: string, explicit = false): Promise<CompletionResult | null> {
   const pos = text.indexOf("^");
   const state = EditorState.create({ doc: text.slice(0, pos) + text.slice(pos + 1) });
-  return wikiCompletions(() => entries)(new CompletionContext(state, pos, explicit)) as CompletionResult | null;
+  return (await wikiCompletions(offers)(new CompletionContext(state, pos, explicit))) as CompletionResult | null;
 }
-
-describe("wikiEntries", () => {
-  it("names each document by its shortest unique name, inside the folder", () => {
-    expect(entries.map((e) => [e.name, e.path])).toEqual([
-      ["kafka", "kafka.md"],
-      ["ops/backup", "ops/backup.md"],
-      ["dev/backup", "dev/backup.md"],
-      ["architecture-decisions", "architecture-decisions.md"],
-    ]);
-  });
-});
 
 describe("wikiContext", () => {
   it("finds the target being typed after [[", () => {
@@ -74,55 +52,29 @@ describe("closing", () => {
   });
 });
 
-describe("matchEntries", () => {
-  it("matches on the name, the title, the path and the aliases", () => {
-    expect(matchEntries("kaf", entries).map((e) => e.name)).toEqual(["kafka"]);
-    expect(matchEntries("postgres", entries).map((e) => e.name)).toEqual(["ops/backup"]);
-    expect(matchEntries("dev/", entries).map((e) => e.name)).toEqual(["dev/backup"]);
-    expect(matchEntries("adr", entries).map((e) => e.name)).toEqual(["architecture-decisions"]);
-    expect(matchEntries("event bus", entries).map((e) => e.name)).toEqual(["kafka"]);
-    expect(matchEntries("nothing like it", entries)).toEqual([]);
-  });
-
-  it("puts names and titles that start with the query first", () => {
-    expect(matchEntries("back", entries).map((e) => e.name)).toEqual(["dev/backup", "ops/backup"]);
-    expect(matchEntries("", entries).map((e) => e.name)).toEqual(["architecture-decisions", "dev/backup", "kafka", "ops/backup"]);
-  });
-});
-
-describe("matchEntries in Chinese, Japanese and Korean", () => {
-  const cjk = wikiEntries(
-    [doc("notes/cjk/zh.md", "数据库备份"), doc("notes/cjk/ja.md", "障害対応手順", ["ﾊﾞｯｸｱｯﾌﾟ"]), doc("notes/cjk/api.md", "ＡＰＩ 参考")],
-    "notes",
-  );
-  const names = (q: string) => matchEntries(q, cjk).map((e) => e.name);
-
-  it("finds a word inside a title, and folds width on both sides", () => {
-    expect(names("备份")).toEqual(["zh"]);
-    expect(names("バックアップ")).toEqual(["ja"]);
-    expect(names("api")).toEqual(["api"]);
-  });
-});
-
 describe("wikiCompletions", () => {
-  it("offers documents inside [[ with the title as detail", () => {
-    const r = completeAt("See [[kaf^");
+  it("asks for the target typed so far and offers the answer with the title as detail", async () => {
+    asked.length = 0;
+    const r = await completeAt("See [[kaf^");
+    expect(asked).toEqual(["kaf"]);
     expect(r?.from).toBe(6);
-    expect(r?.options.map((o) => [o.label, o.detail])).toEqual([["kafka", "Kafka operations"]]);
+    expect(r?.options.map((o) => [o.label, o.detail, o.info])).toEqual([["kafka", "Kafka operations", "kafka.md"]]);
   });
 
-  it("offers nothing past |, # or ]], or outside a link", () => {
-    expect(completeAt("See [[kafka|^")).toBeNull();
-    expect(completeAt("See [[kafka#^")).toBeNull();
-    expect(completeAt("See [[kafka]]^")).toBeNull();
-    expect(completeAt("See kaf^", true)).toBeNull();
+  it("offers nothing past |, # or ]], or outside a link, and asks nothing there", async () => {
+    asked.length = 0;
+    expect(await completeAt("See [[kafka|^")).toBeNull();
+    expect(await completeAt("See [[kafka#^")).toBeNull();
+    expect(await completeAt("See [[kafka]]^")).toBeNull();
+    expect(await completeAt("See kaf^", true)).toBeNull();
+    expect(asked).toEqual([]);
   });
 
-  it("inserts the name with ]] when missing, and steps over an existing ]]", () => {
-    const accept = (text: string) => {
+  it("inserts the name with ]] when missing, and steps over an existing ]]", async () => {
+    const accept = async (text: string) => {
       const pos = text.indexOf("^");
       const view = new EditorView({ doc: text.slice(0, pos) + text.slice(pos + 1), selection: { anchor: pos } });
-      const r = wikiCompletions(() => entries)(new CompletionContext(view.state, pos, false)) as CompletionResult;
+      const r = (await wikiCompletions(offers)(new CompletionContext(view.state, pos, false))) as CompletionResult;
       const option = r.options[0] as Completion & { apply: (v: EditorView, c: Completion, from: number, to: number) => void };
       option.apply(view, option, r.from, pos);
       const out = view.state.doc.toString();
@@ -130,9 +82,9 @@ describe("wikiCompletions", () => {
       view.destroy();
       return out.slice(0, head) + "^" + out.slice(head);
     };
-    expect(accept("See [[kaf^ now")).toBe("See [[kafka]]^ now");
-    expect(accept("See [[kaf^]] now")).toBe("See [[kafka]]^ now");
-    expect(accept("See [[^]]")).toBe("See [[architecture-decisions]]^");
-    expect(accept("See [[kaf^|shown]]")).toBe("See [[kafka^|shown]]");
+    expect(await accept("See [[kaf^ now")).toBe("See [[kafka]]^ now");
+    expect(await accept("See [[kaf^]] now")).toBe("See [[kafka]]^ now");
+    expect(await accept("See [[^]]")).toBe("See [[architecture-decisions]]^");
+    expect(await accept("See [[kaf^|shown]]")).toBe("See [[kafka^|shown]]");
   });
 });

@@ -25,7 +25,7 @@ mod rewrite;
 pub use find::find_links;
 pub use resolve::{
     LinkKey, NameIndex, heading_range, headings, link_key, name_keys, resolve_relative, resolve_wikilink,
-    split_wikilink,
+    shortest_name, split_wikilink, stem_key,
 };
 pub use rewrite::rewrite_for_move;
 

@@ -406,6 +406,22 @@ proptest! {
         }
     }
 
+    /// The name `[[` completion writes for a document ([`shortest_name`], from the documents filed
+    /// under its [`stem_key`]) resolves to that document, from anywhere in the folder.
+    #[test]
+    fn a_documents_shortest_name_resolves_to_it_from_anywhere(
+        world in world(false),
+        from in select(DIRS).prop_map(|dir| format!("{dir}/x.md")),
+    ) {
+        let documents = targets(&world.before);
+        let index = NameIndex::new(world.before.iter().map(|(path, aliases)| (path.as_str(), aliases.as_slice())));
+        for (path, _) in &world.before {
+            let namesakes = index.filed(&stem_key(path)).iter().map(|&i| world.before[i as usize].0.as_str());
+            let name = shortest_name(path, namesakes);
+            prop_assert_eq!(resolve_wikilink(&name, &from, &documents), Some(path.as_str()), "[[{}]] from {}", name, from);
+        }
+    }
+
     /// Every link that points at a document has a key that document is filed under (or is the
     /// linking document itself, or may point anywhere): the backlink search that looks only at
     /// links with a document's keys misses none.

@@ -192,6 +192,11 @@ impl NameIndex {
         Self { by_key }
     }
 
+    /// The numbers of the documents filed under `key` (one of their [`name_keys`]), in order.
+    pub fn filed(&self, key: &str) -> &[u32] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
     /// The numbers of the documents `raw`, written in the document at `from`, can resolve to:
     /// sorted, each once. `from` must be given as [`resolve_wikilink`] will get it (relative to the
     /// same folder root).
@@ -218,6 +223,39 @@ impl NameIndex {
         out.dedup();
         out
     }
+}
+
+/// The key a document is filed under by its file name without its extension (among its
+/// [`name_keys`]): where the documents a name could also find are.
+pub fn stem_key(path: &str) -> String {
+    fold(strip_markdown(last_segment(path)))
+}
+
+/// The shortest name a `[[wikilink]]` can use for the document at `path` (inside its folder):
+/// the file name without its extension when no other document's path ends with it, else with as
+/// many parent directories as it takes to tell it apart, compared as [`resolve_wikilink`]
+/// compares names (a `/`-separated suffix of the path without extension, case and composition
+/// ignored). `namesakes` are the folder's documents filed under its [`stem_key`] (paths inside
+/// the folder; the document itself may be among them). A document every suffix of whose path
+/// also finds another (`x.md` beside `a/x.md`) gets its whole path, which resolves exactly.
+pub fn shortest_name<'a>(path: &str, namesakes: impl Iterator<Item = &'a str>) -> String {
+    let target = strip_markdown(path);
+    let others: Vec<String> = namesakes
+        .filter(|other| *other != path)
+        .map(|other| fold(strip_markdown(other)))
+        .collect();
+    let parts: Vec<&str> = target.split('/').collect();
+    for start in (0..parts.len()).rev() {
+        let suffix = parts[start..].join("/");
+        let key = fold(&suffix);
+        let clash = others
+            .iter()
+            .any(|other| other == &key || other.strip_suffix(key.as_str()).is_some_and(|head| head.ends_with('/')));
+        if !clash {
+            return suffix;
+        }
+    }
+    target.to_string()
 }
 
 /// The part of a `/`-separated path after its last `/`.

@@ -5,14 +5,13 @@
 import type { EditorView } from "@codemirror/view";
 import { AlertTriangle, Loader2 } from "lucide-react";
 import { Tabs } from "radix-ui";
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import type { Folder } from "../../api/client";
-import { useDoc, useDocs } from "../../api/hooks";
+import { useDoc, useLinkOffers } from "../../api/hooks";
 import { Button } from "../../components/ui/button";
 import { Confirm } from "../../components/ui/dialog";
 import { ErrorCard, Skeleton, Skeletons } from "../../components/ui/states";
 import { CodeEditor } from "../../editor/CodeEditor";
-import { wikiEntries } from "../../editor/completion";
 import { linkTarget } from "../../editor/names";
 import { statusText, unsaved, type SaveState } from "../../editor/save";
 import { useLeaveGuard } from "../../editor/useLeaveGuard";
@@ -67,10 +66,7 @@ const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigat
 
 function Open({ folder, path, initial, onClose }: EditorProps & { initial: { text: string; hash: string } }) {
   const isDark = useIsDark();
-  // `[[` completion offers every document of the folder, so it reads the whole list
-  // (`GET /api/docs`) when an editor opens: the one view that still does.
-  const docs = useDocs(folder.name);
-  const entries = useMemo(() => wikiEntries(docs.data ?? [], folder.name), [docs.data, folder.name]);
+  const offers = useLinkOffers(folder.name);
   const cycle = useSave(path, initial);
   const { state } = cycle;
   const guard = useLeaveGuard(unsaved(state));
@@ -120,7 +116,7 @@ function Open({ folder, path, initial, onClose }: EditorProps & { initial: { tex
           initial={initial.text}
           label={`Markdown of ${inside}`}
           isDark={isDark}
-          entries={entries}
+          offers={offers}
           onChange={cycle.edit}
           viewRef={view}
         />
