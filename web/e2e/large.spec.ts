@@ -1,7 +1,8 @@
 // A folder too large to send whole, against a real server: the tree comes a directory at a time
 // (`GET /api/browse`), 500 documents a page with "Show more"; the filter's matches come a page at
 // a time too (`GET /api/find`), the tag menu from `GET /api/tags`, the quick switcher's from
-// `GET /api/jump`; and nothing on the way asks for the whole folder (`GET /api/docs`).
+// `GET /api/jump`, the editor's `[[` completion from `GET /api/complete`; and nothing on the way
+// asks for the whole folder (`GET /api/docs`).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test, expect } from "./fixtures";
@@ -69,7 +70,20 @@ test("a directory of 1,203 documents comes 500 at a time, and no view asks for t
   for (let i = 0; i < 5; i++) await expect(options.nth(i)).toContainText(/^Entry 120\d?archive/);
   await expect(options.nth(5)).toContainText(/^Entry 1120archive/);
 
+  await page.keyboard.press("Escape");
+
+  // The editor's `[[` completion asks the server, which names each entry by its shortest name.
+  await page.goto(`/f/runbooks?doc=${encodeURIComponent("archive/entry 7.md")}`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const text = page.getByRole("textbox", { name: /Markdown of/ });
+  await text.click();
+  await page.keyboard.press("ControlOrMeta+End");
+  await page.keyboard.type("\nSee [[entry 1202");
+  await expect(page.getByRole("listbox").getByRole("option")).toHaveCount(1);
+  await expect(page.getByRole("listbox").getByRole("option")).toContainText("entry 1202");
+
   expect(asked.filter((a) => a.startsWith("/api/docs"))).toEqual([]);
   expect(asked.some((a) => a.startsWith("/api/browse") && a.includes("dir=archive") && a.includes("offset=1000"))).toBe(true);
   expect(asked.some((a) => a.startsWith("/api/jump") && a.includes("q=entry+120"))).toBe(true);
+  expect(asked.some((a) => a.startsWith("/api/complete") && a.includes("q=entry+1202"))).toBe(true);
 });
