@@ -174,9 +174,8 @@ mod tests {
     /// The cases the browser's own `shortestNames` was held to, before the server named links.
     #[test]
     fn a_name_takes_as_many_parent_directories_as_tell_it_apart_ignoring_case() {
-        let names = |paths: &[&str]| -> Vec<String> {
-            paths.iter().map(|p| shortest_name(p, paths.iter().copied())).collect()
-        };
+        let names =
+            |paths: &[&str]| -> Vec<String> { paths.iter().map(|p| shortest_name(p, paths.iter().copied())).collect() };
         assert_eq!(
             names(&["kafka.md", "guides/deploy.md", "a/b/c/runbook.markdown"]),
             ["kafka", "deploy", "runbook"]
