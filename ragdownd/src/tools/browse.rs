@@ -173,16 +173,7 @@ pub fn jump<'a>(
         .iter()
         .flat_map(|prefix| documents_under(documents, prefix))
         .filter_map(|doc| {
-            hay.clear();
-            let title = fold(&doc.title);
-            hay.push_str(&title);
-            hay.push('\n');
-            hay.push_str(&fold(&doc.path));
-            let aliases: Vec<Cow<'_, str>> = doc.aliases.iter().map(|a| fold(a)).collect();
-            for alias in &aliases {
-                hay.push('\n');
-                hay.push_str(alias);
-            }
+            let Folded { title, aliases, .. } = folded(doc, &doc.path, &mut hay);
             if !holds_all(&hay, &want) {
                 return None;
             }
@@ -198,12 +189,9 @@ pub fn jump<'a>(
             Some((score, doc))
         })
         .collect();
-    let order = |a: &(u8, &DocumentInfo), b: &(u8, &DocumentInfo)| a.0.cmp(&b.0).then_with(|| newest_first(a.1, b.1));
-    if scored.len() > limit && limit > 0 {
-        scored.select_nth_unstable_by(limit - 1, order);
-        scored.truncate(limit);
-    }
-    scored.sort_by(order);
+    best(&mut scored, limit, |a, b| {
+        a.0.cmp(&b.0).then_with(|| newest_first(a.1, b.1))
+    });
     scored.into_iter().take(limit).map(|(_, doc)| doc).collect()
 }
 
@@ -216,6 +204,41 @@ pub fn tags(documents: &BTreeMap<String, DocumentInfo>, prefixes: &[String]) -> 
         }
     }
     counts.into_iter().map(|(tag, n)| (tag.to_string(), n)).collect()
+}
+
+/// A document's title, a path of it and its aliases, folded ([`fold`]).
+pub struct Folded<'d> {
+    pub title: Cow<'d, str>,
+    pub path: Cow<'d, str>,
+    pub aliases: Vec<Cow<'d, str>>,
+}
+
+/// `doc`'s title, `path` (its path, or its path inside its folder) and aliases folded, and all of
+/// them in `hay`, a line each, for [`holds_all`].
+pub fn folded<'d>(doc: &'d DocumentInfo, path: &'d str, hay: &mut String) -> Folded<'d> {
+    let found = Folded {
+        title: fold(&doc.title),
+        path: fold(path),
+        aliases: doc.aliases.iter().map(|a| fold(a)).collect(),
+    };
+    hay.clear();
+    hay.push_str(&found.title);
+    hay.push('\n');
+    hay.push_str(&found.path);
+    for alias in &found.aliases {
+        hay.push('\n');
+        hay.push_str(alias);
+    }
+    found
+}
+
+/// Keeps the best `limit` of `rows` by `order`, sorted (all of them when `limit` is 0).
+pub fn best<T>(rows: &mut Vec<T>, limit: usize, order: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    if limit > 0 && rows.len() > limit {
+        rows.select_nth_unstable_by(limit - 1, &order);
+        rows.truncate(limit);
+    }
+    rows.sort_by(order);
 }
 
 /// The words of what was typed, folded ([`fold`]); none for blank input.

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::browse::{fold, holds_all, newest_first, words};
+use super::browse::{Folded, best, folded, holds_all, newest_first, words};
 use crate::index::catalog::natural;
 use crate::index::reads::documents_under;
 use crate::index::rows::{DocumentInfo, Names};
@@ -45,17 +45,7 @@ pub fn complete<'a>(
         .iter()
         .flat_map(|prefix| documents_under(documents, prefix))
         .filter_map(|doc| {
-            let title = fold(&doc.title);
-            let path = fold(inside(doc));
-            let aliases: Vec<_> = doc.aliases.iter().map(|a| fold(a)).collect();
-            hay.clear();
-            hay.push_str(&title);
-            hay.push('\n');
-            hay.push_str(&path);
-            aliases.iter().for_each(|a| {
-                hay.push('\n');
-                hay.push_str(a);
-            });
+            let Folded { title, path, aliases } = folded(doc, inside(doc), &mut hay);
             if !holds_all(&hay, &want) {
                 return None;
             }
@@ -78,11 +68,7 @@ pub fn complete<'a>(
             .then_with(|| a.1.path.len().cmp(&b.1.path.len()))
             .then_with(|| natural(&a.1.path, &b.1.path))
     };
-    if limit > 0 && scored.len() > limit {
-        scored.select_nth_unstable_by(limit - 1, order);
-        scored.truncate(limit);
-    }
-    scored.sort_by(order);
+    best(&mut scored, limit, order);
     let within = format!("{folder}/");
     scored
         .into_iter()
