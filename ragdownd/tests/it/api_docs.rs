@@ -314,7 +314,10 @@ async fn search_resolve_backlinks_and_move() {
         .send("GET", &format!("/api/resolve?{from}&link=Backups%23Restore"), None)
         .await
         .json();
-    assert_eq!(resolved, json!({"path": "ops/backups.md", "anchor": "Restore"}));
+    assert_eq!(
+        resolved,
+        json!({"path": "ops/backups.md", "anchor": "Restore", "title": "Backups"})
+    );
     let alias = api
         .send("GET", &format!("/api/resolve?{from}&link=Restores"), None)
         .await
