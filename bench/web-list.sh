@@ -55,7 +55,7 @@ requests = [
     ("find a word", "/api/find", {"folder": "notes", "q": "note 4242"}),
     ("find a common word", "/api/find", {"folder": "notes", "q": "note"}),
     ("find recent", "/api/find", {"folder": "notes", "sort": "recent"}),
-    ("find a tag", "/api/find", {"folder": "notes", "tag": "area-7"}),
+    ("find a tag", "/api/find", {"folder": "notes", "tag": "area-10"}),
     ("tags", "/api/tags", {"folder": "notes"}),
     ("jump typed", "/api/jump", {"q": "note 12345"}),
     ("jump blank", "/api/jump", {"q": "", "limit": 8}),

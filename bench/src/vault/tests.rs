@@ -256,7 +256,7 @@ fn vault_queries_point_at_existing_chunks() {
 #[test]
 fn vault_real_docs_rechunk_to_what_was_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
+    let docs = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../docs");
     let sources = named_sources(&[docs]).unwrap();
     let out = dir.path().join("out");
     let manifest = build(&out, 400, 1, 20, &sources).unwrap();

@@ -444,7 +444,10 @@ async fn the_openapi_description_is_served_open_and_is_the_committed_file() {
     let served = api.call("GET", "/api/openapi.json", None, None).await;
     assert_eq!(served.status, 200);
     assert_eq!(served.header("content-type"), Some("application/json"));
-    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json")).unwrap();
+    let committed = std::fs::read_to_string(
+        std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("openapi.json"),
+    )
+    .unwrap();
     assert_eq!(served.text(), committed);
     // Every route the router answers is described.
     let doc = served.json();

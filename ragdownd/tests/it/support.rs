@@ -85,7 +85,9 @@ pub fn cache_dir() -> PathBuf {
 
 /// A fixture from `tests/data`.
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("tests/data")
+        .join(name)
 }
 
 /// The original's test expectations.
@@ -151,7 +153,7 @@ pub fn test_env(docs: &Path, data: &Path) -> Vec<(String, String)> {
 /// (which lives as long as the returned guard). Needs what `scripts/install-model.sh minilm`
 /// installs.
 pub async fn example_vault_with_minilm() -> (StdioClient, tempfile::TempDir) {
-    let vault = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/vault");
+    let vault = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../examples/vault");
     let data = tempfile::tempdir().unwrap();
     let env: Vec<(String, String)> = [
         ("RAGDOWN_DOCS_DIR", vault.to_str().unwrap()),

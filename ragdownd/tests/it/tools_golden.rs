@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::support::{StdioClient, docs, test_env};
 
 fn golden_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tools.json")
+    std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("tests/data/tools.json")
 }
 
 /// What an agent reads of each tool, sorted by name: its name, description and input schema.
