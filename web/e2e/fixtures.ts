@@ -71,8 +71,9 @@ async function startOnce(env: Record<string, string>): Promise<{ server: Server;
       RAGDOWN_HOST: "127.0.0.1",
       PORT: String(port),
       RAGDOWN_LOG: "warn",
-      // Unset, the debug binary serves the checkout's web/dist, as `scripts/run.sh` does.
-      ...(process.env.RAGDOWN_WEB_DIR ? { RAGDOWN_WEB_DIR: process.env.RAGDOWN_WEB_DIR } : {}),
+      // This checkout's web/dist, unless told otherwise: a debug binary would serve the web/dist
+      // of the checkout it was compiled in, which with a shared target dir may be another clone.
+      RAGDOWN_WEB_DIR: process.env.RAGDOWN_WEB_DIR ?? join(REPO, "web/dist"),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -93,6 +93,26 @@ const screens: Screen[] = [
     },
   },
   {
+    // A directory too large to send whole: its first 500 documents, then the row that asks for more.
+    name: "large-folder",
+    open: async (page, server) => {
+      mkdirSync(join(server.docs, "runbooks/archive"), { recursive: true });
+      for (let i = 1; i <= 620; i++) server.write(`runbooks/archive/incident ${i}.md`, `# Incident ${i}\n\nArchived postmortem ${i}.\n`);
+      type Folders = { folders: { name: string; files: number }[] };
+      await expect
+        .poll(async () => (await server.api<Folders>("GET", "/api/folders")).folders.find((f) => f.name === "runbooks")?.files, { timeout: 60_000 })
+        .toBe(5 + 620);
+      await page.goto("/f/runbooks?doc=kafka.md");
+      const tree = page.getByRole("tree", { name: "Documents in Runbooks" });
+      await tree.getByRole("treeitem", { name: "archive 620 documents" }).click();
+      const more = tree.getByRole("treeitem", { name: /^Show .* more documents/ });
+      await expect(more).toHaveText("Show 120 more documents (500 of 620)");
+      await more.scrollIntoViewIfNeeded();
+      // A row under the pointer, so the check covers a hovered row's file name too.
+      await tree.getByRole("treeitem", { name: /^Incident 497(?!\d)/ }).hover();
+    },
+  },
+  {
     name: "settings-folders",
     open: async (page) => {
       await page.goto("/settings");

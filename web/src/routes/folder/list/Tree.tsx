@@ -248,7 +248,7 @@ function DocRow({ node, row, drop, folder, selected, tag, recent, marked }: DocR
     >
       <span className={clsx("size-3.5 shrink-0", recent && "hidden")} aria-hidden />
       <Label title={doc.title} detail={recent ? (dir ? `${dir}/${name}` : name) : stem !== doc.title ? name : undefined} marked={marked}>
-        {recent && <span className="shrink-0 text-xs text-zinc-500 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-aria-[current=page]:text-zinc-300">{ago(doc.mtime_ms)}</span>}
+        {recent && <span className="shrink-0 text-xs text-zinc-500 group-hover:text-zinc-600 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-hover:text-zinc-300 dark:group-aria-[current=page]:text-zinc-300">{ago(doc.mtime_ms)}</span>}
         {doc.created_by && <AgentBadge tool={doc.created_by} />}
         {doc.superseded_by.length > 0 && <SupersededBadge by={doc.superseded_by} />}
       </Label>
@@ -264,7 +264,7 @@ function Label({ title, detail, marked, children }: { title: string; detail: str
           <Highlight text={title} words={marked} />
         </span>
         {detail && (
-          <span className="ml-1.5 text-xs text-zinc-500 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-aria-[current=page]:text-zinc-300">
+          <span className="ml-1.5 text-xs text-zinc-500 group-hover:text-zinc-600 group-aria-[current=page]:text-zinc-600 dark:text-zinc-400 dark:group-hover:text-zinc-300 dark:group-aria-[current=page]:text-zinc-300">
             <Highlight text={detail} words={marked} />
           </span>
         )}
