@@ -2,7 +2,8 @@
 // (`GET /api/browse`), 500 documents a page with "Show more"; the filter's matches come a page at
 // a time too (`GET /api/find`), the tag menu from `GET /api/tags`, the quick switcher's from
 // `GET /api/jump`, the editor's `[[` completion from `GET /api/complete`; and nothing on the way
-// asks for the whole folder (`GET /api/docs`).
+// asks for the whole folder (`GET /api/docs`). A link to a document past a directory's first page
+// shows it in the tree.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test, expect } from "./fixtures";
@@ -71,6 +72,13 @@ test("a directory of 1,203 documents comes 500 at a time, and no view asks for t
   await expect(options.nth(5)).toContainText(/^Entry 1120archive/);
 
   await page.keyboard.press("Escape");
+
+  // A link to an entry past the first page: its directory's pages come until it is there, in view.
+  await page.goto(`/f/runbooks?doc=${encodeURIComponent("archive/entry 700.md")}`);
+  const deep = tree.getByRole("treeitem", { name: /^Entry 700(?!\d)/ });
+  await expect(deep).toHaveAttribute("aria-current", "page");
+  await expect(deep).toBeInViewport();
+  await expect(more).toHaveText("Show 203 more documents (1,000 of 1,203)");
 
   // The editor's `[[` completion asks the server, which names each entry by its shortest name.
   await page.goto(`/f/runbooks?doc=${encodeURIComponent("archive/entry 7.md")}`);

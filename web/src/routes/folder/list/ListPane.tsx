@@ -56,7 +56,7 @@ export function ListPane({ folder, selected, tag, sort, onNewNote, onUpload }: L
   const filters = useMemo(() => ({ q: wanted.join(" "), tag: tag ? normalizeTag(tag) : undefined, sort }), [wanted, tag, sort]);
   const found = useFind(folder.name, filters, mode === "filter" && picked);
   const foundDocs = useMemo(() => found.data?.pages.flatMap((p) => p.docs), [found.data]);
-  const browse = useBrowse(folder.name, expanded.open);
+  const browse = useBrowse(folder.name, expanded.open, selected);
   const tags = useTags(folder.name);
   const setSearch: SetSearch = (patch) => void navigate({ search: (s) => ({ ...s, ...patch }) });
 

@@ -1,14 +1,17 @@
 //! The folder's tree a directory at a time (`GET /api/browse`): the top, then each open directory
 //! whose parents are open too, each `PAGE` documents at a time, a further page when its "more"
-//! row is clicked. Every page is a query under the folder's `docs` key, so a write or a changed
-//! index refetches what is on screen. A folder of 150,000 files sends what is open, not all.
+//! row is clicked, and the selected document's directory grows a page at a time until it holds
+//! that document (a link to the 7,000th entry of a directory shows it). Every page is a query
+//! under the folder's `docs` key, so a write or a changed index refetches what is on screen. A
+//! folder of 150,000 files sends what is open, not all.
 import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
 import type { DocInfo } from "../../../api/client";
-import { browseQuery } from "../../../api/hooks";
-import { ancestors, treeOfListings, type Listing } from "./tree";
+import { browseQuery, PAGE } from "../../../api/hooks";
+import { insidePath } from "../../../lib/paths";
+import { ancestors, parentDir, treeOfListings, type Listing } from "./tree";
 
-export function useBrowse(folder: string, open: ReadonlySet<string>) {
+export function useBrowse(folder: string, open: ReadonlySet<string>, selected: string | undefined) {
   // Pages asked for per directory, by folder and directory (one page unless more were asked).
   const [pages, setPages] = useState<ReadonlyMap<string, number>>(new Map());
   const pageKey = (dir: string) => `${folder}\n${dir}`;
@@ -30,6 +33,15 @@ export function useBrowse(folder: string, open: ReadonlySet<string>) {
     else if (isError) listed.failed = true;
     else listed.loading = true;
   });
+
+  // The selected document not among its directory's pages, which are all in and not all there
+  // is: one page more (each render until it is found, one page in flight at a time).
+  const home = selected === undefined ? undefined : listings.get(parentDir(selected));
+  if (selected !== undefined && home && !home.loading && !home.failed && home.docs.length < home.total_docs && !home.docs.some((d) => insidePath(folder, d.path) === selected)) {
+    const key = pageKey(parentDir(selected));
+    const asked = pages.get(key) ?? 1;
+    if (asked * PAGE <= home.docs.length) setPages(new Map(pages).set(key, asked + 1));
+  }
 
   /** The "more" row of `dir` clicked: the pages that failed again, else one page more. */
   const more = (dir: string) => {
