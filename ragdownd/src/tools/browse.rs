@@ -298,4 +298,4 @@ pub fn newest_first(a: &DocumentInfo, b: &DocumentInfo) -> std::cmp::Ordering {
 
 #[cfg(test)]
 #[path = "browse_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -1,7 +1,8 @@
 use super::*;
 use unicode_normalization::UnicodeNormalization;
 
-fn doc(path: &str, title: &str, mtime_ms: f64) -> DocumentInfo {
+/// A document with a title and a time and nothing else (also for `complete`'s tests).
+pub(crate) fn doc(path: &str, title: &str, mtime_ms: f64) -> DocumentInfo {
     DocumentInfo {
         path: path.into(),
         title: title.into(),

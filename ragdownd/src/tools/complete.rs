@@ -88,20 +88,7 @@ pub fn complete<'a>(
 mod tests {
     use super::*;
     use crate::index::rows::DocumentNames;
-
-    fn doc(path: &str, title: &str, mtime_ms: f64) -> DocumentInfo {
-        DocumentInfo {
-            path: path.into(),
-            title: title.into(),
-            aliases: Vec::new(),
-            tags: Vec::new(),
-            mtime_ms,
-            created_by: String::new(),
-            session: String::new(),
-            description: String::new(),
-            supersedes: Vec::new(),
-        }
-    }
+    use crate::tools::browse::tests::doc;
 
     fn vault() -> (BTreeMap<String, DocumentInfo>, Names) {
         let mut kafka = doc("notes/ops/kafka.md", "Kafka operations", 1.0);

@@ -72,11 +72,11 @@ export function Tree({ folder, source, expanded, onMore, filtering, marked, rece
 
   const rows = useRows(source, folder.name, recent, (dir) => filtering || isOpen(dir));
   const selectedKey = selected === undefined ? undefined : `doc:${selected}`;
-  const tabKey = rows.some((r) => keyOf(r) === focusKey) ? focusKey : rows.some((r) => keyOf(r) === selectedKey) ? selectedKey : rows[0] && keyOf(rows[0]);
+  const selectedShown = rows.some((r) => keyOf(r) === selectedKey);
+  const tabKey = rows.some((r) => keyOf(r) === focusKey) ? focusKey : selectedShown ? selectedKey : rows[0] && keyOf(rows[0]);
 
   // The selected row comes into view when the selection changes (a link, the switcher, a move),
   // or when its row arrives (its directory's page came after the selection).
-  const selectedShown = rows.some((r) => keyOf(r) === selectedKey);
   useEffect(() => {
     if (selected !== undefined && selectedShown) treeRef.current?.querySelector(`[data-key="${CSS.escape(`doc:${selected}`)}"]`)?.scrollIntoView({ block: "nearest" });
   }, [selected, selectedShown]);
